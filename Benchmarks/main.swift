@@ -1,0 +1,3 @@
+import SimpleDataLogs
+
+print("SimpleDataLogs benchmarks: not written yet.")

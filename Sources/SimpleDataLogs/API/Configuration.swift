@@ -1,0 +1,62 @@
+public import Foundation
+
+extension SimpleDataLogsClient {
+    /// Everything `configure` takes. Only the key is required.
+    public struct Configuration: Sendable {
+        /// The ingest key: `sdl_pub_…` in apps, `sdl_sec_…` on servers.
+        public var ingestKey: String
+        /// Where events go; a trailing `/` is dropped and a path prefix kept.
+        public var endpoint: URL
+        /// What is sent without a `track` call; none by default.
+        public var autocapture: Autocapture
+        /// When sessions end.
+        public var sessionMode: SessionMode
+        /// How much of a crash reason is sent.
+        public var crashReasonRedaction: CrashReasonRedaction
+        /// Whether events carry `app_state` and `engaged_ms`.
+        public var activity: ActivityTracking
+        /// The lowest level logged. `SDL_LOG_LEVEL`, when set, wins, so that an operator can turn
+        /// logging up without a new build.
+        public var logLevel: LogLevel
+        /// The outbox folder. When `nil`: `SDL_STORAGE_DIR`, then the platform's app-data folder.
+        public var storageDirectory: URL?
+        /// The app's id for the default storage folder; the bundle id or executable name when `nil`.
+        public var appID: String?
+
+        /// The edge every app sends to unless told otherwise.
+        public static let defaultEndpoint = URL(string: "https://edge.simpledatalogs.com")!
+
+        /// Creates a configuration with the product's defaults.
+        /// - Parameters:
+        ///   - ingestKey: The ingest key.
+        ///   - endpoint: Where events go; `https://edge.simpledatalogs.com` by default.
+        ///   - autocapture: What is sent without a `track` call; none by default.
+        ///   - sessionMode: When sessions end; ``SessionMode/activation`` by default.
+        ///   - crashReasonRedaction: How much of a crash reason is sent; word for word by default.
+        ///   - activity: Whether events carry `app_state` and `engaged_ms`; on by default.
+        ///   - logLevel: The lowest level logged; ``LogLevel/warning`` by default.
+        ///   - storageDirectory: The outbox folder, or `nil` for the default.
+        ///   - appID: The app's id for the default storage folder.
+        public init(
+            ingestKey: String,
+            endpoint: URL = Configuration.defaultEndpoint,
+            autocapture: Autocapture = [],
+            sessionMode: SessionMode = .activation,
+            crashReasonRedaction: CrashReasonRedaction = .none,
+            activity: ActivityTracking = .on,
+            logLevel: LogLevel = .warning,
+            storageDirectory: URL? = nil,
+            appID: String? = nil
+        ) {
+            self.ingestKey = ingestKey
+            self.endpoint = endpoint
+            self.autocapture = autocapture
+            self.sessionMode = sessionMode
+            self.crashReasonRedaction = crashReasonRedaction
+            self.activity = activity
+            self.logLevel = logLevel
+            self.storageDirectory = storageDirectory
+            self.appID = appID
+        }
+    }
+}

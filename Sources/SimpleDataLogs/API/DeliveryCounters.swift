@@ -1,0 +1,66 @@
+/// What happened to every event, counted since the client was created.
+///
+/// The counters obey a conservation law, which the SDK's own tests assert after every scenario:
+///
+/// ```
+/// tracked == skippedBacklog + invalid + droppedBeforeConfigure + deletedByOptOut + evictedByCaps
+///          + rejectedByIngest + droppedTooLarge + setAside + delivered + pending
+/// ```
+///
+/// ``isBalanced`` checks it. Each side is counted by a different stage, so the law catches an
+/// event lost or counted twice between stages. A snapshot is read stage by stage while events
+/// move, so it balances exactly only when the pipeline is quiet (after `flush()`, for example).
+/// Calls ignored while collection is off (``ignoredWhileDisabled``) were never taken, and stand
+/// outside the law.
+public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
+    /// Events taken by `track()` (and by autocapture).
+    public var tracked = 0
+    /// Events skipped because more than 5,000 were waiting to be written.
+    public var skippedBacklog = 0
+    /// Events dropped by validation (an empty or over-long name, a control character, a time
+    /// more than 3,650 days back).
+    public var invalid = 0
+    /// Events dropped because more than 1,000 were tracked before `configure`.
+    public var droppedBeforeConfigure = 0
+    /// Unsent events deleted by the opt-out.
+    public var deletedByOptOut = 0
+    /// Events in the oldest batches, dropped when the outbox reached a cap.
+    public var evictedByCaps = 0
+    /// Events the ingest accepted the batch of but listed in `rejected`.
+    public var rejectedByIngest = 0
+    /// Events too large to send, even alone in a request.
+    public var droppedTooLarge = 0
+    /// Events in batches set aside after a 400 or 415 (kept on disk, not sent).
+    public var setAside = 0
+    /// Events the ingest accepted (202).
+    public var delivered = 0
+    /// Events still on their way: in memory or on disk.
+    public var pending: Int { pendingInMemory + pendingOnDisk }
+    /// Events taken but not yet in the journal (what `kill -9` would lose).
+    public var pendingInMemory = 0
+    /// Events in the journal or in sealed batches, waiting to be sent.
+    public var pendingOnDisk = 0
+    /// `track()` calls made while collection was off; never taken, outside the law.
+    public var ignoredWhileDisabled = 0
+
+    /// Creates an all-zero set of counters.
+    public init() {}
+
+    /// Everything that happened to the tracked events, added up.
+    public var accountedFor: Int {
+        skippedBacklog + invalid + droppedBeforeConfigure + deletedByOptOut + evictedByCaps
+            + rejectedByIngest + droppedTooLarge + setAside + delivered + pending
+    }
+
+    /// Whether the conservation law holds: `tracked == accountedFor`.
+    public var isBalanced: Bool { tracked == accountedFor }
+
+    /// The counters on one line, for logs and test failures.
+    public var description: String {
+        "tracked \(tracked) = skipped \(skippedBacklog) + invalid \(invalid) + beforeConfigure \(droppedBeforeConfigure)"
+            + " + optOut \(deletedByOptOut) + caps \(evictedByCaps) + rejected \(rejectedByIngest)"
+            + " + tooLarge \(droppedTooLarge) + setAside \(setAside) + delivered \(delivered)"
+            + " + pending \(pending) (memory \(pendingInMemory), disk \(pendingOnDisk))"
+            + (isBalanced ? "" : " UNBALANCED by \(tracked - accountedFor)")
+    }
+}

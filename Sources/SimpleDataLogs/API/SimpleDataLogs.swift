@@ -1,0 +1,167 @@
+public import Foundation
+
+/// The SDK's static façade: one default ``SimpleDataLogsClient`` for the whole app.
+///
+/// ```swift
+/// SimpleDataLogs.setEnabled(userAllowsUsageStatistics)
+/// SimpleDataLogs.setDeviceID(anonymousDeviceID)
+/// SimpleDataLogs.configure(ingestKey: "sdl_pub_…")
+/// SimpleDataLogs.track("screenshot_taken", properties: ["type": "area"])
+/// ```
+///
+/// The default client is the package's only global. It is created on first use and lives for the
+/// rest of the process; its tasks are owned by its pipeline, which ``shutdown(timeLimit:)`` ends.
+public enum SimpleDataLogs {
+    /// The subsystem the SDK logs under: `com.simpledatalogs.sdk`.
+    public static let logSubsystem = "com.simpledatalogs.sdk"
+
+    /// The client behind the static calls.
+    public static let shared = SimpleDataLogsClient()
+
+    /// Starts the SDK once; later calls are ignored with a log line.
+    /// - Parameters:
+    ///   - ingestKey: `sdl_pub_…` in apps, `sdl_sec_…` on servers.
+    ///   - endpoint: Where events go; `https://edge.simpledatalogs.com` by default.
+    ///   - autocapture: What is sent without a `track` call; none by default.
+    ///   - sessionMode: When sessions end.
+    ///   - crashReasonRedaction: How much of a crash reason is sent.
+    ///   - activity: Whether events carry `app_state` and `engaged_ms`.
+    ///   - logLevel: The lowest level logged (`SDL_LOG_LEVEL` wins when set).
+    ///   - storageDirectory: The outbox folder, or `nil` for the default.
+    public static func configure(
+        ingestKey: String,
+        endpoint: URL = SimpleDataLogsClient.Configuration.defaultEndpoint,
+        autocapture: Autocapture = [],
+        sessionMode: SessionMode = .activation,
+        crashReasonRedaction: CrashReasonRedaction = .none,
+        activity: ActivityTracking = .on,
+        logLevel: LogLevel = .warning,
+        storageDirectory: URL? = nil
+    ) {
+        shared.configure(
+            ingestKey: ingestKey, endpoint: endpoint, autocapture: autocapture, sessionMode: sessionMode,
+            crashReasonRedaction: crashReasonRedaction, activity: activity, logLevel: logLevel,
+            storageDirectory: storageDirectory
+        )
+    }
+
+    /// Starts the SDK with a full configuration; later calls are ignored with a log line.
+    /// - Parameter configuration: The key, the endpoint and the options.
+    public static func configure(_ configuration: SimpleDataLogsClient.Configuration) {
+        shared.configure(configuration)
+    }
+
+    /// Records one event now. Returns at once, from any thread or actor.
+    /// - Parameters:
+    ///   - name: The event's name.
+    ///   - properties: The event's own properties.
+    public static func track(_ name: String, properties: [String: PropertyValue] = [:]) {
+        shared.track(name, properties: properties)
+    }
+
+    /// Records an event that happened earlier; see ``SimpleDataLogsClient/track(_:properties:at:eventID:)``.
+    /// - Parameters:
+    ///   - name: The event's name.
+    ///   - properties: The event's own properties.
+    ///   - date: When it happened, up to 3,650 days back.
+    ///   - eventID: A stable id, so that a resend counts once.
+    public static func track(_ name: String, properties: [String: PropertyValue] = [:], at date: Date, eventID: UUID? = nil) {
+        shared.track(name, properties: properties, at: date, eventID: eventID)
+    }
+
+    /// Records an event now with your own id, so that a resend is counted once.
+    /// - Parameters:
+    ///   - name: The event's name.
+    ///   - properties: The event's own properties.
+    ///   - eventID: A stable id.
+    public static func track(_ name: String, properties: [String: PropertyValue] = [:], eventID: UUID) {
+        shared.track(name, properties: properties, eventID: eventID)
+    }
+
+    /// Records an event for one device; see ``SimpleDataLogsClient/track(_:properties:deviceID:eventID:at:)``.
+    /// - Parameters:
+    ///   - name: The event's name.
+    ///   - properties: The event's own properties.
+    ///   - deviceID: The device this event is about.
+    ///   - eventID: A stable id, or `nil` for a fresh one.
+    ///   - date: When it happened, or `nil` for now.
+    public static func track(_ name: String, properties: [String: PropertyValue] = [:], deviceID: String, eventID: UUID? = nil, at date: Date? = nil) {
+        shared.track(name, properties: properties, deviceID: deviceID, eventID: eventID, at: date)
+    }
+
+    /// Records a `screen_view` with a `screen` property.
+    /// - Parameters:
+    ///   - screen: The screen's name.
+    ///   - properties: More properties.
+    public static func trackScreen(_ screen: String, properties: [String: PropertyValue] = [:]) {
+        shared.trackScreen(screen, properties: properties)
+    }
+
+    /// Sets, or clears with `nil`, the `device_id` on every later event.
+    /// - Parameter deviceID: An anonymous id, or `nil`.
+    public static func setDeviceID(_ deviceID: String?) {
+        shared.setDeviceID(deviceID)
+    }
+
+    /// Replaces the properties merged into every event; the event's own properties win on a clash.
+    /// - Parameter properties: The new defaults.
+    public static func setDefaultProperties(_ properties: [String: PropertyValue]) {
+        shared.setDefaultProperties(properties)
+    }
+
+    /// The opt-out: `false` ignores new events and deletes every unsent event; `true` collects again.
+    /// - Parameter enabled: Whether to collect.
+    public static func setEnabled(_ enabled: Bool) {
+        shared.setEnabled(enabled)
+    }
+
+    /// The same as `setEnabled(false)`.
+    public static func disable() {
+        shared.disable()
+    }
+
+    /// Sends everything now and returns when that attempt ends; undelivered events stay on disk.
+    /// - Returns: What was delivered and what remains.
+    @discardableResult
+    public static func flush() async -> FlushResult {
+        await shared.flush()
+    }
+
+    /// Ignores new events at once, sends what is queued, then turns collection off and deletes the rest.
+    /// - Parameter timeLimit: How long the last send may take; 10 seconds by default.
+    public static func flushAndDisable(timeLimit: Duration = .seconds(10)) async {
+        await shared.flushAndDisable(timeLimit: timeLimit)
+    }
+
+    /// The completion-handler form of ``flushAndDisable(timeLimit:)``.
+    /// - Parameters:
+    ///   - timeLimit: How long the last send may take.
+    ///   - completion: Called once when collection is off.
+    public static func flushAndDisable(timeLimit: Duration = .seconds(10), completion: @escaping @Sendable () -> Void) {
+        shared.flushAndDisable(timeLimit: timeLimit, completion: completion)
+    }
+
+    /// Stops intake, journals what is queued, tries one send within `timeLimit`, and keeps the
+    /// rest on disk. Call it at the end of a command-line tool's `main`.
+    /// - Parameter timeLimit: How long the last send may take.
+    public static func shutdown(timeLimit: Duration = .seconds(5)) async {
+        await shared.shutdown(timeLimit: timeLimit)
+    }
+
+    /// Runs `operation` with `deviceID` on every event it tracks; see
+    /// ``SimpleDataLogsClient/withDeviceID(_:isolation:operation:)``.
+    /// - Parameters:
+    ///   - deviceID: The device the work is for.
+    ///   - operation: The work.
+    /// - Returns: What `operation` returns.
+    public static func withDeviceID<Result>(
+        _ deviceID: String,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await shared.withDeviceID(deviceID, isolation: isolation, operation: operation)
+    }
+
+    /// What happened to every event so far.
+    public static var counters: DeliveryCounters { shared.counters }
+}

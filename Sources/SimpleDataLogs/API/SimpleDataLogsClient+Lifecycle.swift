@@ -1,0 +1,69 @@
+extension SimpleDataLogsClient {
+    /// Sends everything now and returns when that attempt ends.
+    ///
+    /// Every event tracked before the call is in the journal when this returns. Undelivered
+    /// events stay on disk. If the calling task is cancelled it returns at once; the data is
+    /// safe on disk either way. Before `configure` there is nothing to send, and it returns at once.
+    /// - Returns: What was delivered and what remains.
+    @discardableResult
+    public func flush() async -> FlushResult {
+        let delivered = counters.delivered
+        await journalEverythingTrackedSoFar()
+        let after = counters
+        return FlushResult(delivered: after.delivered - delivered, remaining: after.pending)
+    }
+
+    /// Ignores new events at once, sends what is queued within `timeLimit`, then turns
+    /// collection off and deletes whatever did not make it.
+    /// - Parameter timeLimit: How long the last send may take; 10 seconds by default.
+    public func flushAndDisable(timeLimit: Duration = .seconds(10)) async {
+        intake.stopAccepting()
+        await flush()
+        setEnabled(false)
+        await journalEverythingTrackedSoFar()
+    }
+
+    /// The completion-handler form of ``flushAndDisable(timeLimit:)``, for code that is not async.
+    /// - Parameters:
+    ///   - timeLimit: How long the last send may take.
+    ///   - completion: Called once, on an arbitrary thread, when collection is off.
+    public func flushAndDisable(timeLimit: Duration = .seconds(10), completion: @escaping @Sendable () -> Void) {
+        Task {
+            await flushAndDisable(timeLimit: timeLimit)
+            completion()
+        }
+    }
+
+    /// Stops intake, journals every queued event, tries one send within `timeLimit`, and keeps
+    /// the rest on disk for the next start. For command-line tools and servers; the client takes
+    /// no more events afterwards.
+    /// - Parameter timeLimit: How long the last send may take; 5 seconds by default.
+    public func shutdown(timeLimit: Duration = .seconds(5)) async {
+        let pipeline = markShutDown()
+        intake.shutDown()
+        await pipeline?.shutDown()
+    }
+
+    /// Runs the client for as long as the calling task lives, for servers and
+    /// structured-concurrency apps: the owner awaits it, and when its task is cancelled it
+    /// returns after a bounded ``shutdown(timeLimit:)``.
+    ///
+    /// In a swift-service-lifecycle `Service`, `func run() async throws { await client.run() }`.
+    public func run() async {
+        let (cancelled, signal) = AsyncStream.makeStream(of: Void.self)
+        await withTaskCancellationHandler {
+            for await _ in cancelled {}
+        } onCancel: {
+            signal.finish()
+        }
+        await shutdown()
+    }
+
+    /// Waits until every event tracked before the call has reached the journal (or was dropped).
+    func journalEverythingTrackedSoFar() async {
+        guard pipeline != nil else { return }
+        let barrier = Barrier()
+        intake.enqueue(.barrier(barrier))
+        await barrier.wait()
+    }
+}

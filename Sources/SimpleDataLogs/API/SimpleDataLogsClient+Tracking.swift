@@ -1,0 +1,104 @@
+public import Foundation
+
+extension SimpleDataLogsClient {
+    /// Records one event now. Returns at once, from any thread or actor.
+    /// - Parameters:
+    ///   - name: The event's name: 1 to 200 UTF-8 bytes, no control characters.
+    ///   - properties: The event's own properties; they win over the default properties.
+    public func track(_ name: String, properties: [String: PropertyValue] = [:]) {
+        record(name, properties: properties, at: nil, eventID: nil, deviceID: nil)
+    }
+
+    /// Records an event that happened earlier, with its real time.
+    ///
+    /// `date` may be up to 3,650 days back; older events are dropped with a log line, and a
+    /// future time is sent as now. Back-dated events never move sessions.
+    /// - Parameters:
+    ///   - name: The event's name.
+    ///   - properties: The event's own properties.
+    ///   - date: When it happened.
+    ///   - eventID: A stable id, so that the same event sent twice counts once.
+    public func track(_ name: String, properties: [String: PropertyValue] = [:], at date: Date, eventID: UUID? = nil) {
+        record(name, properties: properties, at: date, eventID: eventID, deviceID: nil)
+    }
+
+    /// Records an event now with your own id, so that a resend is counted once.
+    /// - Parameters:
+    ///   - name: The event's name.
+    ///   - properties: The event's own properties.
+    ///   - eventID: A stable id.
+    public func track(_ name: String, properties: [String: PropertyValue] = [:], eventID: UUID) {
+        record(name, properties: properties, at: nil, eventID: eventID, deviceID: nil)
+    }
+
+    /// Records an event for one device, for servers that track for many: `deviceID` wins over
+    /// ``setDeviceID(_:)`` and over ``withDeviceID(_:operation:)`` for this event alone.
+    /// - Parameters:
+    ///   - name: The event's name.
+    ///   - properties: The event's own properties.
+    ///   - deviceID: The device this event is about.
+    ///   - eventID: A stable id, or `nil` for a fresh one.
+    ///   - date: When it happened, or `nil` for now.
+    public func track(_ name: String, properties: [String: PropertyValue] = [:], deviceID: String, eventID: UUID? = nil, at date: Date? = nil) {
+        record(name, properties: properties, at: date, eventID: eventID, deviceID: deviceID)
+    }
+
+    /// Records a `screen_view` with a `screen` property.
+    /// - Parameters:
+    ///   - screen: The screen's name.
+    ///   - properties: More properties; `screen` is set by this call.
+    public func trackScreen(_ screen: String, properties: [String: PropertyValue] = [:]) {
+        var properties = properties
+        properties["screen"] = .string(screen)
+        record("screen_view", properties: properties, at: nil, eventID: nil, deviceID: nil)
+    }
+
+    /// Runs `operation` with `deviceID` on every event it tracks (unless an event names its own),
+    /// for request handlers: the id follows the task and its child tasks without being passed.
+    /// - Parameters:
+    ///   - deviceID: The device the work is for.
+    ///   - operation: The work.
+    /// - Returns: What `operation` returns.
+    public func withDeviceID<Result>(
+        _ deviceID: String,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await DeviceIDScope.$current.withValue(deviceID, operation: operation, isolation: isolation)
+    }
+
+    /// The synchronous form of ``withDeviceID(_:isolation:operation:)``.
+    public func withDeviceID<Result>(_ deviceID: String, operation: () throws -> Result) rethrows -> Result {
+        try DeviceIDScope.$current.withValue(deviceID, operation: operation)
+    }
+
+    /// The hot path: stamp, enqueue, return.
+    func record(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?) {
+        let now = wallClock.nowMilliseconds
+        let source: Event.DeviceIDSource
+        if let deviceID {
+            source = .explicit(deviceID)
+        } else if let scoped = DeviceIDScope.current {
+            source = .explicit(scoped)
+        } else {
+            source = .inherited
+        }
+        let timestamp = date?.millisecondsSince1970 ?? now
+        let origin: Event.Origin = date == nil ? .live : .backdated
+        let acceptance = intake.accept { ids in
+            Event(
+                name: name, id: eventID ?? ids.next(milliseconds: now), timestamp: timestamp, trackedAt: now,
+                properties: properties, origin: origin, deviceIDSource: source
+            )
+        }
+        switch acceptance {
+        case .accepted, .ignoredWhileDisabled, .ignoredAfterShutdown,
+             .skippedBacklog(firstInEpisode: false), .acceptedDroppingOldest(firstInEpisode: false):
+            return
+        case .skippedBacklog(firstInEpisode: true):
+            logger.warning("More than \(Intake.backlogLimit) events are waiting to be written; new events are skipped (and counted) until the journal catches up. Track less often in hot loops.")
+        case .acceptedDroppingOldest(firstInEpisode: true):
+            logger.warning("More than \(Intake.preConfigureLimit) events were tracked before configure; the oldest are dropped (and counted). Call configure earlier at launch.")
+        }
+    }
+}

@@ -1,0 +1,193 @@
+public import Foundation
+
+/// One SimpleDataLogs instance: its own key, its own outbox folder, its own pipeline.
+///
+/// Apps usually use the static façade ``SimpleDataLogs``, which forwards to one default client.
+/// Servers and tests create clients of their own; several in one process never see each other's
+/// events.
+///
+/// Every method is safe to call from any thread, task or actor. `track` never waits: it stamps
+/// the event, appends it to an in-memory queue under a short lock and returns.
+public final class SimpleDataLogsClient: Sendable {
+    let intake = Intake()
+    let stageCounters = StageCounters()
+    let clock: any Clock<Duration>
+    let wallClock: any WallClock
+    let fileSystem: any FileSystem
+    let writerGate: WriterGate?
+    private let logSink: any LogSink
+    private let environment: [String: String]
+    private let state: Locked<State>
+
+    private struct State: Sendable {
+        var pipeline: Pipeline?
+        var logger: SDKLogger
+        var isShutDown = false
+    }
+
+    /// Creates a client that holds events in memory until ``configure(_:)``.
+    /// - Parameters:
+    ///   - clock: Drives every timer, delay and timeout; tests pass a manual clock.
+    ///   - wallClock: Stamps events; tests pass a settable clock.
+    ///   - logSink: Receives the SDK's log lines; standard error by default.
+    public convenience init(
+        clock: any Clock<Duration> = ContinuousClock(),
+        wallClock: any WallClock = SystemWallClock(),
+        logSink: any LogSink = StandardErrorLogSink()
+    ) {
+        self.init(clock: clock, wallClock: wallClock, logSink: logSink, fileSystem: PosixFileSystem(), writerGate: nil, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Creates a client with the test seams: an injected file system and a gate before the writer.
+    package init(
+        clock: any Clock<Duration>,
+        wallClock: any WallClock,
+        logSink: any LogSink,
+        fileSystem: any FileSystem,
+        writerGate: WriterGate?,
+        environment: [String: String]
+    ) {
+        self.clock = clock
+        self.wallClock = wallClock
+        self.logSink = logSink
+        self.fileSystem = fileSystem
+        self.writerGate = writerGate
+        self.environment = environment
+        let level = environment["SDL_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? .warning
+        state = Locked(State(logger: SDKLogger(level: level, sink: logSink)))
+    }
+
+    var logger: SDKLogger { state.withLock { $0.logger } }
+
+    // MARK: Configure
+
+    /// Starts the client: opens the outbox and begins writing what was tracked so far.
+    /// Only the first call counts; later calls are ignored with a log line.
+    /// - Parameter configuration: The key, the endpoint and the options.
+    public func configure(_ configuration: Configuration) {
+        let level = environment["SDL_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? configuration.logLevel
+        let logger = SDKLogger(level: level, sink: logSink)
+        let directory = StorageLocation.resolve(
+            configured: configuration.storageDirectory?.path, appID: configuration.appID, environment: environment
+        )
+        let outcome: ConfigureOutcome = state.withLock { state in
+            guard !state.isShutDown else { return .afterShutdown }
+            guard state.pipeline == nil else { return .again }
+            state.logger = logger
+            state.pipeline = Pipeline(
+                intake: intake, counters: stageCounters, logger: logger,
+                directory: directory ?? "", fileSystem: fileSystem, writerGate: writerGate
+            )
+            return .started
+        }
+        switch outcome {
+        case .again:
+            logger.warning("configure was called again; the SDK keeps its first configuration. Configure once, at launch.")
+        case .afterShutdown:
+            logger.warning("configure was called after shutdown; ignored.")
+        case .started:
+            checkKey(configuration.ingestKey, logger: logger)
+            if directory == nil {
+                logger.error("No storage folder: set SDL_STORAGE_DIR or HOME, or pass storageDirectory. Events are kept in memory only.")
+            }
+            intake.markConfigured()
+        }
+    }
+
+    private enum ConfigureOutcome { case started, again, afterShutdown }
+
+    /// Starts the client with the product's defaults for everything not given.
+    /// - Parameters:
+    ///   - ingestKey: `sdl_pub_…` in apps, `sdl_sec_…` on servers.
+    ///   - endpoint: Where events go; `https://edge.simpledatalogs.com` by default.
+    ///   - autocapture: What is sent without a `track` call; none by default.
+    ///   - sessionMode: When sessions end.
+    ///   - crashReasonRedaction: How much of a crash reason is sent.
+    ///   - activity: Whether events carry `app_state` and `engaged_ms`.
+    ///   - logLevel: The lowest level logged.
+    ///   - storageDirectory: The outbox folder, or `nil` for the default.
+    public func configure(
+        ingestKey: String,
+        endpoint: URL = Configuration.defaultEndpoint,
+        autocapture: Autocapture = [],
+        sessionMode: SessionMode = .activation,
+        crashReasonRedaction: CrashReasonRedaction = .none,
+        activity: ActivityTracking = .on,
+        logLevel: LogLevel = .warning,
+        storageDirectory: URL? = nil
+    ) {
+        configure(Configuration(
+            ingestKey: ingestKey, endpoint: endpoint, autocapture: autocapture, sessionMode: sessionMode,
+            crashReasonRedaction: crashReasonRedaction, activity: activity, logLevel: logLevel,
+            storageDirectory: storageDirectory
+        ))
+    }
+
+    private func checkKey(_ key: String, logger: SDKLogger) {
+        let shown = SDKLogger.redacted(key: key)
+        if key.hasPrefix("sdl_sec_") {
+            #if canImport(UIKit) || canImport(AppKit)
+            logger.warning("A secret key (\(shown)) is configured in an app. Use a public sdl_pub_ key in apps; secret keys are for servers.")
+            #endif
+        } else if !key.hasPrefix("sdl_pub_") {
+            logger.error("The ingest key \(shown) is neither sdl_pub_ nor sdl_sec_; events are kept on disk and nothing is sent. Configure a key from your SimpleDataLogs project.")
+        }
+    }
+
+    // MARK: Identity and opt-out
+
+    /// Sets, or clears with `nil`, the `device_id` of every later event.
+    ///
+    /// May be called before ``configure(_:)``; it applies in order with `track` calls.
+    /// - Parameter deviceID: An anonymous id of 1 to 200 UTF-8 bytes, or `nil` for none.
+    public func setDeviceID(_ deviceID: String?) {
+        intake.enqueue(.setDeviceID(deviceID))
+    }
+
+    /// Replaces the properties merged into every later event; the event's own properties win.
+    /// - Parameter properties: The new defaults; `[:]` removes them all.
+    public func setDefaultProperties(_ properties: [String: PropertyValue]) {
+        intake.enqueue(.setDefaultProperties(properties))
+    }
+
+    /// The opt-out. `false` ignores new events at once and deletes every unsent event; `true`
+    /// collects again. Not persisted: pass the app's setting on every launch, before `configure`.
+    /// - Parameter enabled: Whether to collect.
+    public func setEnabled(_ enabled: Bool) {
+        intake.enqueue(.setEnabled(enabled))
+    }
+
+    /// The same as `setEnabled(false)`.
+    public func disable() {
+        setEnabled(false)
+    }
+
+    // MARK: Reading state
+
+    /// What happened to every event so far. See ``DeliveryCounters`` for the conservation law.
+    public var counters: DeliveryCounters {
+        let front = intake.snapshot
+        var counters = stageCounters.snapshot
+        counters.tracked = front.tracked
+        counters.skippedBacklog = front.skippedBacklog
+        counters.droppedBeforeConfigure = front.droppedBeforeConfigure
+        counters.ignoredWhileDisabled = front.ignoredWhileDisabled
+        counters.pendingInMemory = front.inFlight
+        return counters
+    }
+
+    /// How far the journal has come: the events that would survive `kill -9`.
+    public var journalWatermark: JournalWatermark {
+        state.withLock { $0.pipeline }?.journal.watermark ?? JournalWatermark()
+    }
+
+    var pipeline: Pipeline? { state.withLock { $0.pipeline } }
+
+    /// Marks the client shut down and returns its pipeline, if it was configured.
+    func markShutDown() -> Pipeline? {
+        state.withLock { state in
+            state.isShutDown = true
+            return state.pipeline
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Dispatch
+import Foundation
+
+/// A serial executor that runs its jobs on one thread of its own.
+///
+/// The cooperative pool has one thread per core (two on our CI machines). Blocking calls such
+/// as `write(2)` and `fsync` (0.25 to 0.7 ms each here) would hold one of those threads and
+/// stall every task in the process. An actor whose `unownedExecutor` is one of these runs all its
+/// code, blocking calls included, on this thread instead, and resumes here after each `await`.
+final class ThreadExecutor: SerialExecutor, Sendable {
+    private struct Queue: Sendable {
+        var jobs: [UnownedJob] = []
+        var head = 0
+        var stopRequested = false
+        /// Set by the thread, under the lock, as it exits with nothing queued.
+        var exited = false
+    }
+
+    private let queue = Locked(Queue())
+    /// Counts queued jobs; the thread sleeps on it when there are none.
+    private let available = DispatchSemaphore(value: 0)
+    /// Runs jobs that arrive after the thread has exited, still one at a time and still off the
+    /// cooperative pool.
+    private let afterStop: DispatchQueue
+    let name: String
+
+    /// Starts the thread.
+    /// - Parameter name: The thread's name, as debuggers and `top -H` show it.
+    init(name: String) {
+        self.name = name
+        afterStop = DispatchQueue(label: "\(name).after-stop")
+        let thread = Thread { [self] in self.runLoop() }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted: Bool = queue.withLock { queue in
+            guard !queue.exited else { return false }
+            queue.jobs.append(job)
+            return true
+        }
+        if accepted {
+            available.signal()
+        } else {
+            // The thread is gone; a late job (a task resuming after shutdown) still has to run,
+            // serially: the thread ran nothing after it marked itself exited, so order holds.
+            afterStop.async { [self] in job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+        }
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Lets the thread finish the jobs already queued and exit. Idempotent.
+    func stop() {
+        let wasRunning: Bool = queue.withLock { queue in
+            defer { queue.stopRequested = true }
+            return !queue.stopRequested
+        }
+        if wasRunning { available.signal() }
+    }
+
+    private func runLoop() {
+        while true {
+            available.wait()
+            let next: UnownedJob?? = queue.withLock { queue in
+                if queue.head < queue.jobs.count {
+                    let job = queue.jobs[queue.head]
+                    queue.head += 1
+                    if queue.head == queue.jobs.count {
+                        queue.jobs.removeAll(keepingCapacity: true)
+                        queue.head = 0
+                    }
+                    return .some(job)
+                }
+                guard queue.stopRequested else { return .some(nil) }
+                queue.exited = true
+                return .none
+            }
+            switch next {
+            case .none: return
+            case .some(nil): continue
+            case .some(let job?): job.runSynchronously(on: asUnownedSerialExecutor())
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+/// The first stage after the intake: applies `setDeviceID`, `setDefaultProperties` and
+/// `setEnabled` in the order they were called among the events, validates each event, and passes
+/// the survivors on in chunks.
+///
+/// Why an actor: its state (device id, default properties) changes only in intake order, from
+/// one loop, and it must never be read half-updated by the stage after it.
+actor IdentityActor {
+    nonisolated let executor: ThreadExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private var state = IdentityState()
+    private let intake: Intake
+    private let counters: StageCounters
+    private let problemLog: ProblemLog
+
+    init(intake: Intake, counters: StageCounters, problemLog: ProblemLog, executor: ThreadExecutor) {
+        self.intake = intake
+        self.counters = counters
+        self.problemLog = problemLog
+        self.executor = executor
+    }
+
+    /// Drains the intake at every wake-up until the intake shuts down, then finishes `output`.
+    func run(output: AsyncStream<[PipelineItem]>.Continuation) async {
+        for await _ in intake.wakeUps {
+            let chunk = process(intake.drain())
+            if !chunk.isEmpty { output.yield(chunk) }
+        }
+        // Work enqueued between the last wake-up and the shutdown still goes through.
+        let rest = process(intake.drain())
+        if !rest.isEmpty { output.yield(rest) }
+        output.finish()
+    }
+
+    /// Applies one drained run of intake items, in order.
+    func process(_ items: [IntakeItem]) -> [PipelineItem] {
+        var output: [PipelineItem] = []
+        output.reserveCapacity(items.count)
+        var problems: [EventValidator.Problem] = []
+        var invalid = 0
+        for item in items {
+            switch item {
+            case .event(var event):
+                if EventValidator.validate(&event, problems: &problems) {
+                    state.apply(to: &event, problems: &problems)
+                    output.append(.event(event))
+                } else {
+                    invalid += 1
+                }
+            case .setDeviceID(let id):
+                if state.setDeviceID(id) { problemLog.reportInvalidDeviceID() }
+            case .setDefaultProperties(let properties):
+                state.setDefaultProperties(properties, problems: &problems)
+            case .setEnabled(let enabled):
+                if !enabled { output.append(.optOut) }
+            case .barrier(let barrier):
+                output.append(.barrier(barrier))
+            }
+        }
+        if invalid > 0 {
+            counters.update { $0.invalid += invalid }
+            if let skipped = intake.release(invalid) { problemLog.reportBacklogCleared(skipped) }
+        }
+        problemLog.report(problems)
+        return output
+    }
+}

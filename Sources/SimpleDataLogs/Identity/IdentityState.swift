@@ -1,0 +1,49 @@
+/// The identity rules, as a pure value: the device id, the default properties, and how they
+/// apply to an event. The ``IdentityActor`` holds one and feeds it the ordered intake.
+struct IdentityState: Sendable {
+    private(set) var deviceID: String?
+    private(set) var defaultProperties: [String: PropertyValue] = [:]
+
+    /// `setDeviceID`: an empty id, or one over 200 bytes, would be rejected at the edge, so it
+    /// clears the id instead (events then carry no `device_id`).
+    /// - Returns: Whether the id was refused.
+    mutating func setDeviceID(_ id: String?) -> Bool {
+        guard let id, Self.isValidDeviceID(id) else {
+            deviceID = nil
+            return id != nil
+        }
+        deviceID = id
+        return false
+    }
+
+    /// `setDefaultProperties`: replaces, never merges; repaired by the same rules as events'.
+    mutating func setDefaultProperties(_ properties: [String: PropertyValue], problems: inout [EventValidator.Problem]) {
+        var properties = properties
+        EventValidator.sanitize(&properties, problems: &problems)
+        defaultProperties = properties
+    }
+
+    /// Resolves the event's device id and merges the default properties; the event's own
+    /// properties win on a clash.
+    func apply(to event: inout Event, problems: inout [EventValidator.Problem]) {
+        switch event.deviceIDSource {
+        case .inherited:
+            event.deviceID = deviceID
+        case .explicit(let id):
+            event.deviceID = Self.isValidDeviceID(id) ? id : nil
+        }
+        guard !defaultProperties.isEmpty else { return }
+        if event.properties.isEmpty {
+            event.properties = defaultProperties
+        } else {
+            event.properties.merge(defaultProperties) { own, _ in own }
+            if event.properties.count > EventLimits.maxPropertyCount {
+                EventValidator.sanitize(&event.properties, problems: &problems)
+            }
+        }
+    }
+
+    static func isValidDeviceID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= EventLimits.maxDeviceIDBytes
+    }
+}

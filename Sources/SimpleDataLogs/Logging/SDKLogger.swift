@@ -1,0 +1,24 @@
+/// The SDK's internal logger: filters by level before building the message, and routes to the
+/// configured ``LogSink``.
+///
+/// Callers log once per episode, never per event; the per-event detail goes to the counters.
+struct SDKLogger: Sendable {
+    let level: LogLevel
+    let sink: any LogSink
+
+    func debug(_ message: @autoclosure () -> String) { emit(.debug, message) }
+    func info(_ message: @autoclosure () -> String) { emit(.info, message) }
+    func warning(_ message: @autoclosure () -> String) { emit(.warning, message) }
+    func error(_ message: @autoclosure () -> String) { emit(.error, message) }
+
+    private func emit(_ lineLevel: LogLevel, _ message: () -> String) {
+        guard level != .off, lineLevel >= level else { return }
+        sink.log(lineLevel, message())
+    }
+
+    /// A key as it may appear in a log line: its first 12 characters at most, and never the whole
+    /// key, however short.
+    static func redacted(key: String) -> String {
+        String(key.prefix(min(12, max(0, key.count - 4)))) + "…"
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// One event as it moves through the pipeline, from `track()` to the journal.
+///
+/// `id` and `timestamp` are stamped inside `track()`. The identity stage fills in `deviceID`
+/// and merges the default properties; the sessions stage adds `sessionID` and activity.
+struct Event: Sendable, Equatable {
+    /// How the event came to be, which decides what the session and activity rules do with it.
+    enum Origin: Sendable, Equatable {
+        /// Tracked by the app for "now".
+        case live
+        /// Tracked by the app with an explicit earlier time: never moves sessions, carries no
+        /// `session_id`, `app_state` or `engaged_ms`.
+        case backdated
+        /// Sent by the SDK itself (`app_launched`, `session_start`, …): not activity.
+        case autocaptured
+    }
+
+    /// Where the event's device id comes from.
+    enum DeviceIDSource: Sendable, Equatable {
+        /// The id from the last `setDeviceID` before this event.
+        case inherited
+        /// An id given for this event alone (a per-event or task-local id), which wins.
+        case explicit(String)
+    }
+
+    var name: String
+    var id: UUID
+    /// Milliseconds since the Unix epoch: when it happened (the wire's `ts`).
+    var timestamp: Int64
+    /// Milliseconds since the Unix epoch: when `track()` was called. Differs from `timestamp`
+    /// only for back-dated events, whose age is judged against this, not against the moment a
+    /// later stage looks at them.
+    var trackedAt: Int64
+    var properties: [String: PropertyValue]
+    var origin: Origin
+    var deviceIDSource: DeviceIDSource = .inherited
+    var deviceID: String? = nil
+    var sessionID: String? = nil
+    var appState: AppState? = nil
+    var engagedMilliseconds: Int64? = nil
+}
+
+/// Whether someone was using the app when the event happened (the wire's `app_state`).
+enum AppState: String, Sendable, Equatable {
+    case active
+    case background
+}

@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+package import Glibc
+#elseif canImport(Musl)
+package import Musl
+#elseif canImport(Darwin)
+package import Darwin
+#endif
+
+/// An error from the file system: the `errno` value of the failed call.
+package struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var code: Int32
+    package var operation: String
+    package var path: String
+
+    package var description: String { "\(operation) \(path): \(String(cString: strerror(code))) (errno \(code))" }
+}
+
+/// The outbox's only door to the disk: a seam through which tests inject `ENOSPC`, `EIO`,
+/// `EROFS`, `EACCES` and short writes (tests run as root, so permission bits prove nothing).
+///
+/// Every method blocks, so the outbox calls it only from its own thread. Every descriptor is
+/// opened with `O_CLOEXEC`, so a child process never inherits one.
+package protocol FileSystem: Sendable {
+    /// `open(2)` with `O_CLOEXEC` added; returns the descriptor.
+    func open(_ path: String, flags: Int32, mode: mode_t) throws(FileSystemError) -> Int32
+    /// One `write(2)`; returns how many bytes were written (possibly fewer than asked).
+    func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int
+    /// `fsync(2)`.
+    func sync(_ descriptor: Int32, path: String) throws(FileSystemError)
+    /// `close(2)`; errors are ignored because nothing can be done about them.
+    func close(_ descriptor: Int32)
+    /// `rename(2)`, atomic within one file system.
+    func rename(_ from: String, to: String) throws(FileSystemError)
+    /// `unlink(2)`; a file already gone is not an error.
+    func remove(_ path: String) throws(FileSystemError)
+    /// `mkdir(2)` for each missing component, with `mode`.
+    func createDirectory(_ path: String, mode: mode_t) throws(FileSystemError)
+    /// The names in a folder, without `.` and `..`.
+    func contents(ofDirectory path: String) throws(FileSystemError) -> [String]
+    /// A whole file's bytes.
+    func read(_ path: String) throws(FileSystemError) -> [UInt8]
+    /// `flock(2)` with `LOCK_EX | LOCK_NB`: whether this descriptor now holds the lock.
+    func tryLock(_ descriptor: Int32) -> Bool
+    /// Whether `path` is a regular file (not a folder, link or device).
+    func isRegularFile(_ path: String) -> Bool
+    /// Whether `path` is a folder.
+    func isDirectory(_ path: String) -> Bool
+}
+
+/// The real file system, through POSIX calls.
+package struct PosixFileSystem: FileSystem {
+    package init() {}
+
+    package func open(_ path: String, flags: Int32, mode: mode_t) throws(FileSystemError) -> Int32 {
+        while true {
+            let descriptor = path.withCString { systemOpen($0, flags | O_CLOEXEC, mode) }
+            if descriptor >= 0 { return descriptor }
+            if errno != EINTR { throw FileSystemError(code: errno, operation: "open", path: path) }
+        }
+    }
+
+    package func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
+        while true {
+            let written = systemWrite(descriptor, bytes.baseAddress, bytes.count)
+            if written >= 0 { return written }
+            if errno != EINTR { throw FileSystemError(code: errno, operation: "write", path: path) }
+        }
+    }
+
+    package func sync(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        guard fsync(descriptor) == 0 else { throw FileSystemError(code: errno, operation: "fsync", path: path) }
+    }
+
+    package func close(_ descriptor: Int32) {
+        _ = systemClose(descriptor)
+    }
+
+    package func rename(_ from: String, to: String) throws(FileSystemError) {
+        guard systemRename(from, to) == 0 else { throw FileSystemError(code: errno, operation: "rename", path: from) }
+    }
+
+    package func remove(_ path: String) throws(FileSystemError) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw FileSystemError(code: errno, operation: "unlink", path: path) }
+    }
+
+    package func createDirectory(_ path: String, mode: mode_t) throws(FileSystemError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, mode) != 0 && errno != EEXIST {
+                throw FileSystemError(code: errno, operation: "mkdir", path: prefix)
+            }
+        }
+        guard isDirectory(path) else { throw FileSystemError(code: ENOTDIR, operation: "mkdir", path: path) }
+    }
+
+    package func contents(ofDirectory path: String) throws(FileSystemError) -> [String] {
+        guard let directory = opendir(path) else { throw FileSystemError(code: errno, operation: "opendir", path: path) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    package func read(_ path: String) throws(FileSystemError) -> [UInt8] {
+        let descriptor = try open(path, flags: O_RDONLY, mode: 0)
+        defer { close(descriptor) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 { result.append(contentsOf: chunk[0..<count]); continue }
+            if count == 0 { return result }
+            if errno != EINTR { throw FileSystemError(code: errno, operation: "read", path: path) }
+        }
+    }
+
+    package func tryLock(_ descriptor: Int32) -> Bool {
+        flock(descriptor, LOCK_EX | LOCK_NB) == 0
+    }
+
+    package func isRegularFile(_ path: String) -> Bool { fileType(path) == S_IFREG }
+
+    package func isDirectory(_ path: String) -> Bool { fileType(path) == S_IFDIR }
+
+    private func fileType(_ path: String) -> mode_t? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return info.st_mode & S_IFMT
+    }
+}
+
+// The system calls under other names, so that the seam's methods can share theirs.
+private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(descriptor, bytes, count) }
+private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(descriptor, bytes, count) }
+private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }

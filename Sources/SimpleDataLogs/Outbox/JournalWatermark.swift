@@ -1,0 +1,15 @@
+public import Foundation
+
+/// How far the journal has come: what is on disk and would survive `kill -9`.
+public struct JournalWatermark: Sendable, Hashable {
+    /// Events written to the journal since the client started.
+    public var eventsWritten: Int
+    /// The id of the latest event written, if any.
+    public var latestEventID: UUID?
+
+    /// Creates a watermark.
+    public init(eventsWritten: Int = 0, latestEventID: UUID? = nil) {
+        self.eventsWritten = eventsWritten
+        self.latestEventID = latestEventID
+    }
+}
