@@ -33,7 +33,7 @@ let package = Package(
         ),
         .target(
             name: "SimpleDataLogsTesting",
-            dependencies: ["SimpleDataLogs"],
+            dependencies: ["SimpleDataLogs", "CZlib"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
