@@ -1,4 +1,5 @@
 public import Foundation
+import Dispatch
 
 /// One SimpleDataLogs instance: its own key, its own outbox folder, its own pipeline.
 ///
@@ -182,6 +183,14 @@ public final class SimpleDataLogsClient: Sendable {
     }
 
     var pipeline: Pipeline? { state.withLock { $0.pipeline } }
+
+    /// Blocks the calling thread until `count` events are in the journal or `timeout` passes.
+    /// For tests and crash-test children on threads of their own; never call it from a task.
+    package func blockUntilJournaled(atLeast count: Int, timeout: Duration) -> Bool {
+        guard let journal = pipeline?.journal else { return false }
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        return journal.blockUntilWatermark(atLeast: count, timeout: .now() + .nanoseconds(Int(nanoseconds)))
+    }
 
     /// Marks the client shut down and returns its pipeline, if it was configured.
     func markShutDown() -> Pipeline? {

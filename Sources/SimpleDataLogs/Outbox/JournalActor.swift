@@ -25,6 +25,7 @@ actor JournalActor {
     private let intake: Intake
     private let gate: WriterGate?
     private let watermarkState = Locked(JournalWatermark())
+    private let watermarkWaiters = Locked<[(target: Int, signal: DispatchSemaphore)]>([])
 
     private var journalDescriptor: Int32 = -1
     private var journalPath: String { directory + "/journal.log" }
@@ -46,6 +47,20 @@ actor JournalActor {
 
     /// What is on disk now; readable from any thread.
     nonisolated var watermark: JournalWatermark { watermarkState.withLock { $0 } }
+
+    /// Blocks the calling thread (never one of the pool's) until at least `target` events have
+    /// been written, or `timeout` passes. For tests and crash-test children that run on threads
+    /// of their own.
+    /// - Returns: Whether the watermark got there.
+    nonisolated func blockUntilWatermark(atLeast target: Int, timeout: DispatchTime) -> Bool {
+        let signal = DispatchSemaphore(value: 0)
+        let reached: Bool = watermarkWaiters.withLock { waiters in
+            if watermarkState.withLock({ $0.eventsWritten }) >= target { return true }
+            waiters.append((target, signal))
+            return false
+        }
+        return reached || signal.wait(timeout: timeout) == .success
+    }
 
     /// Writes what arrives on `input` until it finishes.
     func run(input: AsyncStream<[PipelineItem]>) async {
@@ -96,10 +111,16 @@ actor JournalActor {
         recordBuffer.removeAll(keepingCapacity: true)
         storedEvents += count
         counters.update { $0.pendingOnDisk += count }
-        watermarkState.withLock { watermark in
+        let written: Int = watermarkState.withLock { watermark in
             watermark.eventsWritten += count
             if let latest { watermark.latestEventID = latest }
+            return watermark.eventsWritten
         }
+        let due = watermarkWaiters.withLock { waiters in
+            defer { waiters.removeAll { $0.target <= written } }
+            return waiters.filter { $0.target <= written }
+        }
+        for waiter in due { waiter.signal.signal() }
         if let skipped = intake.release(count) { problemLog.reportBacklogCleared(skipped) }
     }
 

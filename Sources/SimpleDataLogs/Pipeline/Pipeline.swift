@@ -36,9 +36,10 @@ final class Pipeline: Sendable {
         let (toJournal, toJournalInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
         task = Task {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await identity.run(output: toSessionsInput) }
-                group.addTask { await sessions.run(input: toSessions, output: toJournalInput) }
-                group.addTask { await journal.run(input: toJournal) }
+                // Each loop prefers its actor's thread, so that it is woken there, not on the pool.
+                group.addTask(preferring: identity.executor) { await identity.run(output: toSessionsInput) }
+                group.addTask(preferring: sessions.executor) { await sessions.run(input: toSessions, output: toJournalInput) }
+                group.addTask(preferring: journal.executor) { await journal.run(input: toJournal) }
             }
         }
     }
