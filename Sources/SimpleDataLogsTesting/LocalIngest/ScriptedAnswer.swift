@@ -1,0 +1,63 @@
+/// One scripted answer: what ``LocalIngest`` does with the next request instead of (or on top
+/// of) its normal handling. Scripts are consumed one per request to `/v1/events`, in order.
+///
+/// ```swift
+/// ingest.script([
+///     .status(503, retryAfter: "2"),
+///     .status(429, retryAfter: "Wed, 02 Dec 2026 10:00:00 GMT", delay: .milliseconds(50)),
+///     .dropResponseAfterCounting,
+/// ])
+/// ```
+public struct ScriptedAnswer: Sendable, Hashable {
+    /// What happens to the request.
+    public enum Action: Sendable, Hashable {
+        /// Answer this status without looking at the request or counting anything. The body is
+        /// `{"error": "scripted answer"}`, or an empty tally for a 2xx status.
+        case respond(status: Int, retryAfter: String?)
+        /// Handle the request normally (useful to put a delay on one normal answer).
+        case handleNormally
+        /// Close the connection as soon as the request starts arriving, without reading it: the
+        /// client sees the connection reset and nothing is counted.
+        case closeBeforeReading
+        /// Handle and count the request normally, then close the connection instead of answering:
+        /// the events are counted but the client never learns it.
+        case dropResponseAfterCounting
+    }
+
+    /// What happens to the request.
+    public var action: Action
+    /// Real time waited before answering (on top of the configuration's added latency).
+    public var delay: Duration
+
+    /// Creates a scripted answer.
+    /// - Parameters:
+    ///   - action: What happens to the request.
+    ///   - delay: Time waited before answering.
+    public init(_ action: Action, delay: Duration = .zero) {
+        self.action = action
+        self.delay = delay
+    }
+
+    /// Answers `status`, with a `Retry-After` header when `retryAfter` is given.
+    /// - Parameters:
+    ///   - status: The HTTP status, for example 429 or 503.
+    ///   - retryAfter: The header's value as sent: delay-seconds (`"120"`) or an HTTP-date.
+    ///   - delay: Time waited before answering.
+    /// - Returns: The scripted answer.
+    public static func status(_ status: Int, retryAfter: String? = nil, delay: Duration = .zero) -> ScriptedAnswer {
+        ScriptedAnswer(.respond(status: status, retryAfter: retryAfter), delay: delay)
+    }
+
+    /// Handles the request normally after `delay`.
+    /// - Parameter delay: Time waited before answering.
+    /// - Returns: The scripted answer.
+    public static func normal(delay: Duration = .zero) -> ScriptedAnswer {
+        ScriptedAnswer(.handleNormally, delay: delay)
+    }
+
+    /// Closes the connection before reading the request; see ``Action/closeBeforeReading``.
+    public static let closeBeforeReading = ScriptedAnswer(.closeBeforeReading)
+
+    /// Counts the request, then closes instead of answering; see ``Action/dropResponseAfterCounting``.
+    public static let dropResponseAfterCounting = ScriptedAnswer(.dropResponseAfterCounting)
+}
