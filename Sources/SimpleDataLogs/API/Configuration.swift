@@ -22,6 +22,9 @@ extension SimpleDataLogsClient {
         public var storageDirectory: URL?
         /// The app's id for the default storage folder; the bundle id or executable name when `nil`.
         public var appID: String?
+        /// Events per batch: 50 by default, as the product doc says; up to 1,000 for servers with
+        /// high volume. A batch also seals when one more event would take its request over 256 KiB.
+        public var batchSize: Int
 
         /// The edge every app sends to unless told otherwise.
         public static let defaultEndpoint = URL(string: "https://edge.simpledatalogs.com")!
@@ -37,6 +40,7 @@ extension SimpleDataLogsClient {
         ///   - logLevel: The lowest level logged; ``LogLevel/warning`` by default.
         ///   - storageDirectory: The outbox folder, or `nil` for the default.
         ///   - appID: The app's id for the default storage folder.
+        ///   - batchSize: Events per batch, 1 to 1,000; 50 by default.
         public init(
             ingestKey: String,
             endpoint: URL = Configuration.defaultEndpoint,
@@ -46,7 +50,8 @@ extension SimpleDataLogsClient {
             activity: ActivityTracking = .on,
             logLevel: LogLevel = .warning,
             storageDirectory: URL? = nil,
-            appID: String? = nil
+            appID: String? = nil,
+            batchSize: Int = 50
         ) {
             self.ingestKey = ingestKey
             self.endpoint = endpoint
@@ -57,6 +62,7 @@ extension SimpleDataLogsClient {
             self.logLevel = logLevel
             self.storageDirectory = storageDirectory
             self.appID = appID
+            self.batchSize = batchSize
         }
     }
 }

@@ -3,7 +3,7 @@
 /// The counters obey a conservation law, which the SDK's own tests assert after every scenario:
 ///
 /// ```
-/// tracked == skippedBacklog + invalid + droppedBeforeConfigure + deletedByOptOut + evictedByCaps
+/// tracked + recovered == skippedBacklog + invalid + droppedBeforeConfigure + deletedByOptOut + evictedByCaps
 ///          + rejectedByIngest + droppedTooLarge + setAside + delivered + pending
 /// ```
 ///
@@ -15,6 +15,8 @@
 public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     /// Events taken by `track()` (and by autocapture).
     public var tracked = 0
+    /// Events found on disk at launch, left by an earlier run (or adopted from a dead process).
+    public var recovered = 0
     /// Events skipped because more than 5,000 were waiting to be written.
     public var skippedBacklog = 0
     /// Events dropped by validation (an empty or over-long name, a control character, a time
@@ -30,7 +32,8 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     public var rejectedByIngest = 0
     /// Events too large to send, even alone in a request.
     public var droppedTooLarge = 0
-    /// Events in batches set aside after a 400 or 415 (kept on disk, not sent).
+    /// Events in batches set aside after a 400 or 415 (kept on disk, not sent). Deleted by the
+    /// opt-out like every other unsent event.
     public var setAside = 0
     /// Events the ingest accepted (202).
     public var delivered = 0
@@ -42,6 +45,9 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     public var pendingOnDisk = 0
     /// `track()` calls made while collection was off; never taken, outside the law.
     public var ignoredWhileDisabled = 0
+    /// Damaged records skipped at launch (a torn tail, a bad checksum); their events were never
+    /// counted as recovered, so they stand outside the law. Each file with damage is logged once.
+    public var damagedRecords = 0
 
     /// Creates an all-zero set of counters.
     public init() {}
@@ -52,15 +58,15 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
             + rejectedByIngest + droppedTooLarge + setAside + delivered + pending
     }
 
-    /// Whether the conservation law holds: `tracked == accountedFor`.
-    public var isBalanced: Bool { tracked == accountedFor }
+    /// Whether the conservation law holds: `tracked + recovered == accountedFor`.
+    public var isBalanced: Bool { tracked + recovered == accountedFor }
 
     /// The counters on one line, for logs and test failures.
     public var description: String {
-        "tracked \(tracked) = skipped \(skippedBacklog) + invalid \(invalid) + beforeConfigure \(droppedBeforeConfigure)"
+        "tracked \(tracked) + recovered \(recovered) = skipped \(skippedBacklog) + invalid \(invalid) + beforeConfigure \(droppedBeforeConfigure)"
             + " + optOut \(deletedByOptOut) + caps \(evictedByCaps) + rejected \(rejectedByIngest)"
             + " + tooLarge \(droppedTooLarge) + setAside \(setAside) + delivered \(delivered)"
             + " + pending \(pending) (memory \(pendingInMemory), disk \(pendingOnDisk))"
-            + (isBalanced ? "" : " UNBALANCED by \(tracked - accountedFor)")
+            + (isBalanced ? "" : " UNBALANCED by \(tracked + recovered - accountedFor)")
     }
 }

@@ -14,8 +14,7 @@ public final class SimpleDataLogsClient: Sendable {
     let stageCounters = StageCounters()
     let clock: any Clock<Duration>
     let wallClock: any WallClock
-    let fileSystem: any FileSystem
-    let writerGate: WriterGate?
+    let hooks: TestHooks
     private let logSink: any LogSink
     private let environment: [String: String]
     private let state: Locked<State>
@@ -36,23 +35,22 @@ public final class SimpleDataLogsClient: Sendable {
         wallClock: any WallClock = SystemWallClock(),
         logSink: any LogSink = StandardErrorLogSink()
     ) {
-        self.init(clock: clock, wallClock: wallClock, logSink: logSink, fileSystem: PosixFileSystem(), writerGate: nil, environment: ProcessInfo.processInfo.environment)
+        self.init(clock: clock, wallClock: wallClock, logSink: logSink, hooks: TestHooks(), environment: ProcessInfo.processInfo.environment)
     }
 
-    /// Creates a client with the test seams: an injected file system and a gate before the writer.
+    /// Creates a client with the test seams (an injected file system, a gate before the writer,
+    /// a crash point) and an explicit environment.
     package init(
         clock: any Clock<Duration>,
         wallClock: any WallClock,
         logSink: any LogSink,
-        fileSystem: any FileSystem,
-        writerGate: WriterGate?,
+        hooks: TestHooks,
         environment: [String: String]
     ) {
         self.clock = clock
         self.wallClock = wallClock
         self.logSink = logSink
-        self.fileSystem = fileSystem
-        self.writerGate = writerGate
+        self.hooks = hooks
         self.environment = environment
         let level = environment["SDL_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? .warning
         state = Locked(State(logger: SDKLogger(level: level, sink: logSink)))
@@ -76,8 +74,8 @@ public final class SimpleDataLogsClient: Sendable {
             guard state.pipeline == nil else { return .again }
             state.logger = logger
             state.pipeline = Pipeline(
-                intake: intake, counters: stageCounters, logger: logger,
-                directory: directory ?? "", fileSystem: fileSystem, writerGate: writerGate
+                intake: intake, counters: stageCounters, logger: logger, directory: directory,
+                clock: clock, policy: SealPolicy(maxEvents: configuration.batchSize), hooks: hooks
             )
             return .started
         }

@@ -7,41 +7,77 @@ import Darwin
 #endif
 import Foundation
 
-/// Owns the outbox folder: appends every event to the journal file as it arrives.
+/// Owns the outbox folder: appends every event to the journal as it arrives, seals batches,
+/// recovers what an earlier run left, enforces the caps, and deletes on opt-out.
 ///
 /// Runs on a thread of its own (``ThreadExecutor``), so its blocking file calls never hold a
-/// thread of the cooperative pool. It receives chunks of ``PipelineItem``s and writes each chunk
-/// with as few `write(2)` calls as it can (one `write` of 64 events costs about a fifth per event
-/// of 64 single writes here).
+/// thread of the cooperative pool. Its files and their protocols are in DESIGN.md ("The outbox").
 actor JournalActor {
     nonisolated let executor: ThreadExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    private let directory: String
-    private let fileSystem: any FileSystem
-    private let logger: SDKLogger
-    private let problemLog: ProblemLog
-    private let counters: StageCounters
-    private let intake: Intake
-    private let gate: WriterGate?
+    let fileSystem: any FileSystem
+    let logger: SDKLogger
+    let problemLog: ProblemLog
+    let counters: StageCounters
+    let intake: Intake
+    let clock: any Clock<Duration>
+    let gate: WriterGate?
+    let crashPoint: SealCrashPoint?
+    let policy: SealPolicy
+    let caps: OutboxCaps
+    /// The outbox folder's layout, or `nil` in memory-only mode (no usable folder).
+    let layout: OutboxLayout?
+
     private let watermarkState = Locked(JournalWatermark())
     private let watermarkWaiters = Locked<[(target: Int, signal: DispatchSemaphore)]>([])
 
-    private var journalDescriptor: Int32 = -1
-    private var journalPath: String { directory + "/journal.log" }
-    private var encodeBuffer: [UInt8] = []
-    private var recordBuffer: [UInt8] = []
-    private var storedEvents = 0
-    private var writeFailureLogged = false
+    // The area this client owns.
+    var area: AreaLayout?
+    var areaLockDescriptor: Int32 = -1
 
-    init(directory: String, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog, counters: StageCounters, intake: Intake, gate: WriterGate?, executor: ThreadExecutor) {
-        self.directory = directory
+    // The open batch: its events are in the journal file `journal-<openSequence>.log`.
+    var openSequence = 0
+    var journalDescriptor: Int32 = -1
+    var openPayloads: [[UInt8]] = []
+    var openPayloadBytes = 0
+    /// Framed records not yet written to the journal file.
+    var pendingJournalBytes: [UInt8] = []
+    /// Whether the journal file holds every record of the open batch so far.
+    var journalIsComplete = true
+    var sealTimer: Task<Void, Never>?
+
+    // What is stored.
+    var sealed: [StoredBatch] = []
+    var setAside = OutboxCaps.Usage()
+    var nextSequence = 1
+
+    // Events since the last commit, for the watermark and the counters.
+    var uncommittedEvents = 0
+    var uncommittedLatestID: UUID?
+
+    // One log line per episode.
+    var diskTroubleLogged = false
+    var evictionEpisodeLogged = false
+
+    var encodeBuffer: [UInt8] = []
+
+    init(
+        directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
+        counters: StageCounters, intake: Intake, clock: any Clock<Duration>, hooks: TestHooks,
+        policy: SealPolicy, executor: ThreadExecutor
+    ) {
+        layout = directory.map(OutboxLayout.init(root:))
         self.fileSystem = fileSystem
         self.logger = logger
         self.problemLog = problemLog
         self.counters = counters
         self.intake = intake
-        self.gate = gate
+        self.clock = clock
+        gate = hooks.writerGate
+        crashPoint = hooks.crashPoint
+        self.policy = hooks.sealPolicy ?? policy
+        caps = hooks.caps ?? OutboxCaps()
         self.executor = executor
     }
 
@@ -49,8 +85,7 @@ actor JournalActor {
     nonisolated var watermark: JournalWatermark { watermarkState.withLock { $0 } }
 
     /// Blocks the calling thread (never one of the pool's) until at least `target` events have
-    /// been written, or `timeout` passes. For tests and crash-test children that run on threads
-    /// of their own.
+    /// been written, or `timeout` passes. For tests and crash-test children on their own threads.
     /// - Returns: Whether the watermark got there.
     nonisolated func blockUntilWatermark(atLeast target: Int, timeout: DispatchTime) -> Bool {
         let signal = DispatchSemaphore(value: 0)
@@ -62,58 +97,67 @@ actor JournalActor {
         return reached || signal.wait(timeout: timeout) == .success
     }
 
-    /// Writes what arrives on `input` until it finishes.
+    /// Recovers the folder, then writes what arrives on `input` until it finishes.
     func run(input: AsyncStream<[PipelineItem]>) async {
-        openJournal()
+        recoverAtLaunch()
         for await chunk in input {
             if let gate { await gate.pass() }
             handle(chunk)
         }
-        if journalDescriptor >= 0 { fileSystem.close(journalDescriptor) }
-        journalDescriptor = -1
+        sealTimer?.cancel()
+        commit()
+        closeJournal()
+        releaseArea()
     }
 
-    private func handle(_ chunk: [PipelineItem]) {
-        var written = 0
-        var latest: UUID?
-        recordBuffer.removeAll(keepingCapacity: true)
+    func handle(_ chunk: [PipelineItem]) {
         for item in chunk {
             switch item {
             case .event(let event):
-                encodeBuffer.removeAll(keepingCapacity: true)
-                EventEncoder.encode(event, into: &encodeBuffer)
-                guard encodeBuffer.count + EventLimits.bodyOverheadBytes <= EventLimits.maxBodyBytes else {
-                    logger.warning("Dropped event \"\(event.name)\": \(encodeBuffer.count) bytes, too large for a 256 KiB request even alone. Send fewer or shorter properties.")
-                    counters.update { $0.droppedTooLarge += 1 }
-                    if let skipped = intake.release(1) { problemLog.reportBacklogCleared(skipped) }
-                    continue
-                }
-                JournalRecord.append(payload: encodeBuffer, to: &recordBuffer)
-                written += 1
-                latest = event.id
+                append(event)
             case .optOut:
-                flushRecords(count: written, latest: latest)
-                written = 0
+                commit()
                 deleteEverything()
             case .barrier(let barrier):
-                flushRecords(count: written, latest: latest)
-                written = 0
+                commit()
                 barrier.pass()
             }
         }
-        flushRecords(count: written, latest: latest)
+        commit()
     }
 
-    /// Writes the buffered records in one go and moves the counters and the watermark.
-    private func flushRecords(count: Int, latest: UUID?) {
-        guard count > 0 else { return }
-        writeAll(recordBuffer)
-        recordBuffer.removeAll(keepingCapacity: true)
-        storedEvents += count
+    /// Adds one event to the open batch, sealing before or after it as the policy says.
+    private func append(_ event: Event) {
+        encodeBuffer.removeAll(keepingCapacity: true)
+        EventEncoder.encode(event, into: &encodeBuffer)
+        guard SealedBatch.bodyBytes(payloadBytes: encodeBuffer.count, count: 1) <= policy.maxBodyBytes else {
+            logger.warning("Dropped event \"\(event.name)\": \(encodeBuffer.count) bytes, too large for a 256 KiB request even alone. Send fewer or shorter properties.")
+            counters.update { $0.droppedTooLarge += 1 }
+            if let skipped = intake.release(1) { problemLog.reportBacklogCleared(skipped) }
+            return
+        }
+        if policy.mustSealBefore(adding: encodeBuffer.count, openCount: openPayloads.count, openPayloadBytes: openPayloadBytes) {
+            seal()
+        }
+        if openPayloads.isEmpty { startSealTimer() }
+        JournalRecord.append(payload: encodeBuffer, to: &pendingJournalBytes)
+        openPayloads.append(encodeBuffer)
+        openPayloadBytes += encodeBuffer.count
+        uncommittedEvents += 1
+        uncommittedLatestID = event.id
+        if policy.isFull(openCount: openPayloads.count) { seal() }
+    }
+
+    /// Writes the pending records to the journal and moves the watermark and the counters.
+    func commit() {
+        if !pendingJournalBytes.isEmpty || !journalIsComplete { writeJournal() }
+        guard uncommittedEvents > 0 else { return }
+        let count = uncommittedEvents
+        uncommittedEvents = 0
         counters.update { $0.pendingOnDisk += count }
         let written: Int = watermarkState.withLock { watermark in
             watermark.eventsWritten += count
-            if let latest { watermark.latestEventID = latest }
+            if let latest = uncommittedLatestID { watermark.latestEventID = latest }
             return watermark.eventsWritten
         }
         let due = watermarkWaiters.withLock { waiters in
@@ -124,46 +168,23 @@ actor JournalActor {
         if let skipped = intake.release(count) { problemLog.reportBacklogCleared(skipped) }
     }
 
-    /// Appends `bytes` to the journal, completing short writes.
-    private func writeAll(_ bytes: [UInt8]) {
-        guard journalDescriptor >= 0 else { return }
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                do {
-                    let written = try fileSystem.write(journalDescriptor, UnsafeRawBufferPointer(rebasing: buffer[offset...]), path: journalPath)
-                    offset += written
-                } catch {
-                    if !writeFailureLogged {
-                        logger.error("Could not write the journal (\(error)); events stay in memory until the disk allows.")
-                        writeFailureLogged = true
-                    }
-                    return
-                }
-            }
-        }
+    /// Logs the first disk failure of an episode; later ones are counted by the episode.
+    func reportDiskTrouble(_ error: FileSystemError, doing what: String) {
+        guard !diskTroubleLogged else { return }
+        diskTroubleLogged = true
+        logger.error("The outbox could not \(what) (\(error)). Events are kept in memory, within the caps, and written when the disk allows.")
     }
 
-    private func openJournal() {
-        do {
-            try fileSystem.createDirectory(directory, mode: 0o700)
-            journalDescriptor = try fileSystem.open(journalPath, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
-        } catch {
-            logger.error("Could not open the outbox in \(directory) (\(error)); events are kept in memory only.")
-        }
+    /// Called after a disk operation succeeds: ends a trouble episode with one line.
+    func diskRecovered() {
+        guard diskTroubleLogged else { return }
+        diskTroubleLogged = false
+        logger.info("The outbox can write again; events held in memory are on disk now.")
     }
 
-    /// The opt-out: every unsent event on disk goes.
-    private func deleteEverything() {
-        if journalDescriptor >= 0 { fileSystem.close(journalDescriptor) }
-        journalDescriptor = -1
-        try? fileSystem.remove(journalPath)
-        let deleted = storedEvents
-        storedEvents = 0
-        counters.update {
-            $0.deletedByOptOut += deleted
-            $0.pendingOnDisk -= deleted
-        }
-        openJournal()
+    /// Kills the process at `point` when a crash test asked for it.
+    func crashIfRequested(_ point: SealCrashPoint) {
+        if crashPoint == point { kill(getpid(), SIGKILL) }
     }
+
 }

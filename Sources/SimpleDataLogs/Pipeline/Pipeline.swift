@@ -18,7 +18,10 @@ final class Pipeline: Sendable {
     /// Owns the three stage loops; ends when the intake shuts down and every stage has drained.
     private let task: Task<Void, Never>
 
-    init(intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String, fileSystem: any FileSystem, writerGate: WriterGate?) {
+    init(
+        intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
+        clock: any Clock<Duration>, policy: SealPolicy, hooks: TestHooks
+    ) {
         self.intake = intake
         let problemLog = ProblemLog(logger: logger)
         stagesExecutor = ThreadExecutor(name: "SimpleDataLogs.stages")
@@ -26,8 +29,8 @@ final class Pipeline: Sendable {
         let identity = IdentityActor(intake: intake, counters: counters, problemLog: problemLog, executor: stagesExecutor)
         let sessions = SessionsActor(executor: stagesExecutor)
         let journal = JournalActor(
-            directory: directory, fileSystem: fileSystem, logger: logger, problemLog: problemLog,
-            counters: counters, intake: intake, gate: writerGate, executor: journalExecutor
+            directory: directory, fileSystem: hooks.fileSystem, logger: logger, problemLog: problemLog,
+            counters: counters, intake: intake, clock: clock, hooks: hooks, policy: policy, executor: journalExecutor
         )
         self.identity = identity
         self.sessions = sessions

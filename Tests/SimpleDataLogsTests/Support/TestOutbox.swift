@@ -23,15 +23,17 @@ struct TestClient: Sendable {
     let wallClock: SettableWallClock
     let clock: ManualClock
 
-    init(configure: Bool = true, key: String = "sdl_pub_test0000000000", gate: WriterGate? = nil, environment: [String: String] = [:]) {
-        directory = TemporaryDirectory()
+    init(
+        configure: Bool = true, key: String = "sdl_pub_test0000000000", gate: WriterGate? = nil,
+        hooks: TestHooks = TestHooks(), directory: TemporaryDirectory = TemporaryDirectory(), environment: [String: String] = [:]
+    ) {
+        self.directory = directory
         log = RecordingLogSink()
         wallClock = SettableWallClock()
         clock = ManualClock()
-        client = SimpleDataLogsClient(
-            clock: clock, wallClock: wallClock, logSink: log, fileSystem: PosixFileSystem(),
-            writerGate: gate, environment: environment
-        )
+        var hooks = hooks
+        if let gate { hooks.writerGate = gate }
+        client = SimpleDataLogsClient(clock: clock, wallClock: wallClock, logSink: log, hooks: hooks, environment: environment)
         if configure { self.configure(key: key) }
     }
 
@@ -39,9 +41,10 @@ struct TestClient: Sendable {
         client.configure(ingestKey: key, storageDirectory: directory.url)
     }
 
-    /// Every event in the journal file, parsed from the bytes on disk.
+    /// Every event stored in the outbox (sealed batches oldest first, then journals), parsed
+    /// from the bytes on disk.
     func journaledEvents() throws -> [[String: Any]] {
-        try JournalReader.events(inFile: directory.path + "/journal.log")
+        try JournalReader.events(inOutbox: directory.path)
     }
 
     /// Journals everything tracked so far, then reads the journal.
@@ -57,20 +60,56 @@ struct TestClient: Sendable {
     }
 }
 
-/// Reads journal files the way recovery will: by the record framing, then JSON per payload.
+/// Reads outbox files the way recovery will: by the record framing, then JSON per payload.
 enum JournalReader {
+    /// Every event in the outbox at `root`, all areas: batches in name order (oldest first),
+    /// set-aside batches, then journals in sequence order.
+    static func events(inOutbox root: String, includeSetAside: Bool = false) throws -> [[String: Any]] {
+        let files = FileManager.default
+        let areas = ((try? files.contentsOfDirectory(atPath: root + "/areas")) ?? []).sorted()
+        var events: [[String: Any]] = []
+        for area in areas {
+            let folder = root + "/areas/" + area
+            var folders = [folder + "/batches"]
+            if includeSetAside { folders.append(folder + "/set-aside") }
+            for batches in folders {
+                for name in ((try? files.contentsOfDirectory(atPath: batches)) ?? []).sorted() where name.hasSuffix(".batch") {
+                    events += try self.events(inFile: batches + "/" + name)
+                }
+            }
+            for name in ((try? files.contentsOfDirectory(atPath: folder)) ?? []).sorted() where name.hasPrefix("journal-") {
+                events += try self.events(inFile: folder + "/" + name)
+            }
+        }
+        return events
+    }
+
+    /// The events in one journal or batch file (a batch's header record is skipped).
     static func events(inFile path: String) throws -> [[String: Any]] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         return try bytes.withUnsafeBytes { raw in
-            try JournalRecord.scan(raw).records.map { range in
+            try JournalRecord.scan(raw).records.compactMap { range in
                 let payload = Data(raw[range])
                 guard let object = try JSONSerialization.jsonObject(with: payload) as? [String: Any] else {
                     throw JournalReaderError.notAnObject
                 }
-                return object
+                return object["sdl_batch"] == nil ? object : nil
             }
         }
+    }
+
+    /// The names of every file under `root`, relative to it, sorted.
+    static func files(under root: String) -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        var names: [String] = []
+        while let name = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue {
+                names.append(name)
+            }
+        }
+        return names.sorted()
     }
 
     enum JournalReaderError: Error { case notAnObject }

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension JournalActor {
+    /// Appends the pending records to the open batch's journal file. When the file is missing
+    /// or an earlier write failed, rewrites the whole open batch into a fresh file, so that the
+    /// file on disk always holds a prefix-free copy of the open batch or nothing.
+    func writeJournal() {
+        guard let area else { pendingJournalBytes.removeAll(keepingCapacity: true); return }
+        let path = area.journal(openSequence)
+        if journalDescriptor < 0 || !journalIsComplete {
+            closeJournal()
+            do {
+                journalDescriptor = try fileSystem.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o600)
+            } catch {
+                journalIsComplete = false
+                pendingJournalBytes.removeAll(keepingCapacity: true)
+                reportDiskTrouble(error, doing: "open the journal")
+                return
+            }
+            // The fresh file gets every record of the open batch, not just the pending ones.
+            var all: [UInt8] = []
+            for payload in openPayloads { JournalRecord.append(payload: payload, to: &all) }
+            pendingJournalBytes = all
+        }
+        do {
+            try writeAll(pendingJournalBytes, to: journalDescriptor, path: path)
+            journalIsComplete = true
+            diskRecovered()
+        } catch {
+            // A partial record may now sit at the end of the file; recovery drops it, and the
+            // next write starts a fresh file, so nothing is appended after a torn record.
+            journalIsComplete = false
+            reportDiskTrouble(error, doing: "write the journal")
+        }
+        pendingJournalBytes.removeAll(keepingCapacity: true)
+    }
+
+    /// One or more `write(2)` calls until every byte is written; short writes are completed.
+    func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(FileSystemError) {
+        // `withUnsafeBytes` rethrows untyped errors; only `FileSystemError` can come out of it.
+        do {
+            try bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = try fileSystem.write(descriptor, UnsafeRawBufferPointer(rebasing: buffer[offset...]), path: path)
+                    if written <= 0 { throw FileSystemError(code: EIO, operation: "write (no progress)", path: path) }
+                    offset += written
+                }
+            }
+        } catch let error as FileSystemError {
+            throw error
+        } catch {
+            throw FileSystemError(code: EIO, operation: "write", path: path)
+        }
+    }
+
+    func closeJournal() {
+        if journalDescriptor >= 0 { fileSystem.close(journalDescriptor) }
+        journalDescriptor = -1
+    }
+
+    /// Starts the timer that seals a partial batch `maxAge` after its first event.
+    func startSealTimer() {
+        sealTimer?.cancel()
+        let sequence = openSequence
+        let clock = clock
+        let maxAge = policy.maxAge
+        sealTimer = Task { [weak self] in
+            do { try await clock.sleep(for: maxAge) } catch { return }
+            await self?.sealTimerFired(sequence: sequence)
+        }
+    }
+
+    private func sealTimerFired(sequence: Int) {
+        guard sequence == openSequence, !openPayloads.isEmpty else { return }
+        commit()
+        seal()
+    }
+}

@@ -1,0 +1,253 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+extension JournalActor {
+    /// At launch: takes an area, finishes what a crash interrupted, adopts the areas of dead
+    /// processes, and takes stock of every batch, so that what an earlier run left is sent as
+    /// soon as `configure` runs.
+    func recoverAtLaunch() {
+        guard let layout else {
+            logger.error("No storage folder; the outbox is kept in memory only (bounded by the caps).")
+            return
+        }
+        do {
+            try fileSystem.createDirectory(layout.areasFolder, mode: 0o700)
+            try fileSystem.createDirectory(layout.quarantineFolder, mode: 0o700)
+            chmod(layout.root, 0o700)
+        } catch {
+            reportDiskTrouble(error, doing: "create its folder \(layout.root)")
+            return
+        }
+        guard let (area, lockDescriptor) = acquireArea(in: layout) else { return }
+        self.area = area
+        areaLockDescriptor = lockDescriptor
+        var found = AreaContents()
+        normalize(area, into: &found)
+        adoptDeadAreas(in: layout, into: area, found: &found)
+        nextSequence = max(nextSequence, found.highestSequence + 1)
+        takeStock(of: area, in: layout)
+        recoverJournals(found.journals, in: area)
+        openSequence = nextSequence
+        nextSequence += 1
+        let recovered = sealed.reduce(0) { $0 + $1.eventCount } + setAside.events
+        counters.update {
+            $0.recovered += recovered
+            $0.pendingOnDisk += recovered - setAside.events
+            $0.setAside += setAside.events
+        }
+        if recovered > 0 { logger.info("Recovered \(recovered) events left by an earlier run; sending them now.") }
+        enforceCaps()
+    }
+
+    /// What the folders of an area held.
+    struct AreaContents {
+        var journals: [(sequence: Int, path: String)] = []
+        var highestSequence = 0
+    }
+
+    /// Takes the first area whose lock is free, creating one if all are held.
+    private func acquireArea(in layout: OutboxLayout) -> (AreaLayout, Int32)? {
+        let existing = ((try? fileSystem.contents(ofDirectory: layout.areasFolder)) ?? []).sorted()
+        var candidates = existing.filter { $0.hasPrefix("a") }
+        var number = 0
+        while candidates.count < existing.count + 64 {
+            let name = "a\(number)"
+            if !candidates.contains(name) { candidates.append(name) }
+            number += 1
+        }
+        for name in candidates {
+            let area = layout.area(name)
+            guard (try? fileSystem.createDirectory(area.folder, mode: 0o700)) != nil,
+                  let descriptor = try? fileSystem.open(area.lockFile, flags: O_RDWR | O_CREAT, mode: 0o600) else { continue }
+            if fileSystem.tryLock(descriptor) {
+                do {
+                    try fileSystem.createDirectory(area.batchesFolder, mode: 0o700)
+                    try fileSystem.createDirectory(area.setAsideFolder, mode: 0o700)
+                    try fileSystem.createDirectory(area.temporaryFolder, mode: 0o700)
+                } catch {
+                    reportDiskTrouble(error, doing: "create the area \(area.folder)")
+                }
+                writeLockOwner(descriptor)
+                return (area, descriptor)
+            }
+            fileSystem.close(descriptor)
+        }
+        logger.error("Every outbox area in \(layout.root) is held by another process; events are kept in memory only.")
+        return nil
+    }
+
+    /// Records who holds the lock (for `sdl outbox`): the pid, in the lock file.
+    private func writeLockOwner(_ descriptor: Int32) {
+        _ = ftruncate(descriptor, 0)
+        let owner = Array("pid \(getpid())\n".utf8)
+        _ = try? fileSystem.write(descriptor, owner.withUnsafeBytes { $0 }, path: "lock")
+    }
+
+    /// Finishes an interrupted seal in `area`: removes temporary files, retires journals whose
+    /// batch exists, and lists the journals left to recover.
+    private func normalize(_ area: AreaLayout, into found: inout AreaContents) {
+        for name in (try? fileSystem.contents(ofDirectory: area.temporaryFolder)) ?? [] {
+            try? fileSystem.remove(area.temporaryFolder + "/" + name)
+        }
+        let batchSequences = Set(((try? fileSystem.contents(ofDirectory: area.batchesFolder)) ?? []).compactMap { JournalName.batchParts($0)?.sequence })
+        let setAsideSequences = ((try? fileSystem.contents(ofDirectory: area.setAsideFolder)) ?? []).compactMap { JournalName.batchParts($0)?.sequence }
+        found.highestSequence = max(found.highestSequence, batchSequences.max() ?? 0, setAsideSequences.max() ?? 0)
+        for name in (try? fileSystem.contents(ofDirectory: area.folder)) ?? [] {
+            guard let sequence = JournalName.journalSequence(name) else { continue }
+            found.highestSequence = max(found.highestSequence, sequence)
+            if batchSequences.contains(sequence) || setAsideSequences.contains(sequence) {
+                // Sealed before the crash, but not yet removed: the batch holds these events.
+                try? fileSystem.remove(area.journal(sequence))
+            } else {
+                found.journals.append((sequence, area.journal(sequence)))
+            }
+        }
+    }
+
+    /// Moves the files of every area whose owner is gone into `own`, under fresh sequence
+    /// numbers, one atomic rename each: a crash mid-way leaves each file in exactly one area.
+    private func adoptDeadAreas(in layout: OutboxLayout, into own: AreaLayout, found: inout AreaContents) {
+        let names = ((try? fileSystem.contents(ofDirectory: layout.areasFolder)) ?? []).sorted()
+        for name in names where layout.area(name).folder != own.folder {
+            let dead = layout.area(name)
+            guard fileSystem.isDirectory(dead.folder),
+                  let descriptor = try? fileSystem.open(dead.lockFile, flags: O_RDWR | O_CREAT, mode: 0o600) else { continue }
+            defer { fileSystem.close(descriptor) }
+            guard fileSystem.tryLock(descriptor) else { continue }
+            var theirs = AreaContents()
+            normalize(dead, into: &theirs)
+            // Keep their order among themselves, after everything of ours.
+            var moves: [(from: String, to: String)] = []
+            let base = max(found.highestSequence, nextSequence) + 1
+            for (folder, target) in [(dead.batchesFolder, own.batchesFolder), (dead.setAsideFolder, own.setAsideFolder)] {
+                for file in ((try? fileSystem.contents(ofDirectory: folder)) ?? []).sorted() {
+                    guard let parts = JournalName.batchParts(file) else { continue }
+                    let name = JournalName.batch(sequence: base + parts.sequence, path: parts.path, id: parts.id)
+                    moves.append((folder + "/" + file, target + "/" + name))
+                    found.highestSequence = max(found.highestSequence, base + parts.sequence)
+                }
+            }
+            for journal in theirs.journals {
+                let sequence = base + journal.sequence
+                moves.append((journal.path, own.journal(sequence)))
+                found.journals.append((sequence, own.journal(sequence)))
+                found.highestSequence = max(found.highestSequence, sequence)
+            }
+            for move in moves { try? fileSystem.rename(move.from, to: move.to) }
+            for folder in [dead.batchesFolder, dead.setAsideFolder, dead.temporaryFolder] { rmdir(folder) }
+            try? fileSystem.remove(dead.lockFile)
+            rmdir(dead.folder)
+            if !moves.isEmpty { logger.info("Adopted \(moves.count) files from the outbox area \(name), whose process is gone.") }
+        }
+    }
+
+    /// Reads every batch file once: counts its events, logs and counts damage, quarantines what
+    /// cannot be read at all, and deletes what holds nothing.
+    private func takeStock(of area: AreaLayout, in layout: OutboxLayout) {
+        for (folder, isSetAside) in [(area.batchesFolder, false), (area.setAsideFolder, true)] {
+            for name in ((try? fileSystem.contents(ofDirectory: folder)) ?? []).sorted() {
+                let path = folder + "/" + name
+                guard let parts = JournalName.batchParts(name), let id = UUID(uuidString: parts.id) else {
+                    quarantine(path, in: layout, reason: "not a batch file name")
+                    continue
+                }
+                guard fileSystem.isRegularFile(path), let bytes = try? fileSystem.read(path) else {
+                    quarantine(path, in: layout, reason: "unreadable")
+                    continue
+                }
+                let contents = BatchFile.decode(bytes)
+                reportDamage(contents.damage, in: path)
+                if contents.payloads.isEmpty {
+                    try? fileSystem.remove(path)
+                    continue
+                }
+                nextSequence = max(nextSequence, parts.sequence + 1)
+                let batch = StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: contents.payloads.count, byteCount: bytes.count)
+                if isSetAside {
+                    setAside.events += batch.eventCount
+                    setAside.bytes += batch.byteCount
+                    setAside.files += 1
+                } else {
+                    insertSealed(batch)
+                }
+            }
+        }
+    }
+
+    /// Seals each journal left by a crash into a batch of its own, keeping every intact record.
+    private func recoverJournals(_ journals: [(sequence: Int, path: String)], in area: AreaLayout) {
+        for journal in journals.sorted(by: { $0.sequence < $1.sequence }) {
+            guard fileSystem.isRegularFile(journal.path), let bytes = try? fileSystem.read(journal.path) else {
+                if let layout { quarantine(journal.path, in: layout, reason: "unreadable journal") }
+                continue
+            }
+            var payloads: [[UInt8]] = []
+            let scan = bytes.withUnsafeBytes { raw in
+                let scan = JournalRecord.scan(raw)
+                payloads = scan.records.map { Array(UnsafeRawBufferPointer(rebasing: raw[$0])) }
+                return scan
+            }
+            reportDamage(scan.damage, in: journal.path)
+            nextSequence = max(nextSequence, journal.sequence + 1)
+            guard !payloads.isEmpty else {
+                try? fileSystem.remove(journal.path)
+                continue
+            }
+            // A journal holds at most one batch, but a damaged one may hold anything: respect
+            // the batch rules when re-sealing, splitting into halves' paths as needed.
+            for (index, chunk) in chunked(payloads).enumerated() {
+                let path = index == 0 ? "r" : "r" + String(repeating: "1", count: index)
+                let batch = SealedBatch(id: UUID(), sequence: journal.sequence, path: path, payloads: chunk)
+                insertSealed(persist(batch, retiringJournal: nil))
+            }
+            try? fileSystem.remove(journal.path)
+        }
+    }
+
+    /// Splits recovered payloads into runs that each fit one request.
+    private func chunked(_ payloads: [[UInt8]]) -> [[[UInt8]]] {
+        var chunks: [[[UInt8]]] = [[]]
+        var bytes = 0
+        for payload in payloads {
+            if let last = chunks.last, !last.isEmpty,
+               policy.mustSealBefore(adding: payload.count, openCount: last.count, openPayloadBytes: bytes) || last.count >= EventLimits.maxEventsPerRequest {
+                chunks.append([])
+                bytes = 0
+            }
+            chunks[chunks.count - 1].append(payload)
+            bytes += payload.count
+        }
+        return chunks
+    }
+
+    /// One log line per damaged file, with the offsets, and the count.
+    private func reportDamage(_ damage: [JournalRecord.Damage], in path: String) {
+        guard !damage.isEmpty else { return }
+        let runs = damage.map { "\($0.length) bytes at \($0.offset)" }.joined(separator: ", ")
+        counters.update { $0.damagedRecords += damage.count }
+        logger.warning("Skipped damaged data in \(path): \(runs). Every intact record around it was kept.")
+    }
+
+    /// Moves a file that cannot be read into the quarantine folder; never deletes it.
+    func quarantine(_ path: String, in layout: OutboxLayout, reason: String) {
+        let name = (path.split(separator: "/").last.map(String.init) ?? "file") + "." + EventEncoder.lowercaseString(UUID())
+        do {
+            try fileSystem.rename(path, to: layout.quarantineFolder + "/" + name)
+            logger.warning("Moved \(path) to \(layout.quarantineFolder) (\(reason)); the rest of the outbox is unaffected.")
+        } catch {
+            logger.warning("Could not read \(path) (\(reason)) nor move it aside (\(error)); left in place, skipped.")
+        }
+    }
+
+    /// Gives the area back at shutdown: the next process (or a sibling) adopts what is left.
+    func releaseArea() {
+        if areaLockDescriptor >= 0 { fileSystem.close(areaLockDescriptor) }
+        areaLockDescriptor = -1
+    }
+}

@@ -1,0 +1,39 @@
+/// The outbox's limits: at most 10,000 events, 10 MB or 500 batch files, counting the journal,
+/// sealed and set-aside files of every area. Pure: given what is stored, it says how many of the
+/// oldest evictable batches must go.
+package struct OutboxCaps: Sendable, Equatable {
+    package var maxEvents = 10_000
+    package var maxBytes = 10_000_000
+    package var maxFiles = 500
+
+    /// The product's caps.
+    package init() {}
+
+    /// Smaller caps, for tests that reach them.
+    package init(maxEvents: Int, maxBytes: Int, maxFiles: Int) {
+        self.maxEvents = maxEvents
+        self.maxBytes = maxBytes
+        self.maxFiles = maxFiles
+    }
+
+    /// What is stored, in the units the caps count.
+    struct Usage: Sendable, Equatable {
+        var events = 0
+        var bytes = 0
+        var files = 0
+    }
+
+    /// How many of `evictable` (oldest first) to drop so that `usage` fits. The open journal is
+    /// never evictable; when evicting everything evictable is not enough, it evicts all of them.
+    func evictionCount(usage: Usage, evictable: [Usage]) -> Int {
+        var usage = usage
+        var count = 0
+        while (usage.events > maxEvents || usage.bytes > maxBytes || usage.files > maxFiles) && count < evictable.count {
+            usage.events -= evictable[count].events
+            usage.bytes -= evictable[count].bytes
+            usage.files -= evictable[count].files
+            count += 1
+        }
+        return count
+    }
+}

@@ -1,0 +1,62 @@
+/// The outbox folder's layout: where each kind of file lives and how it is named.
+///
+/// ```
+/// <root>/                                   0700
+///   areas/<area>/                           one per live client; the owner holds `lock`
+///     lock                                  flock(LOCK_EX) by the owning client
+///     journal-<seq>.log                     the open batch, appended event by event
+///     batches/<seq>-<path>-<uuid>.batch     sealed batches, sent oldest first
+///     set-aside/<seq>-<path>-<uuid>.batch   batches the ingest refused (400, 415)
+///     tmp/                                  batch files being sealed
+///   quarantine/                             files that could not be read at all
+/// ```
+///
+/// `<seq>` is twelve digits, so names sort by age; `<path>` is `r` for a batch sealed from a
+/// journal and `r0`/`r1`… for the halves of a split, so halves sort before newer batches and the
+/// left half before the right.
+struct OutboxLayout: Sendable {
+    let root: String
+
+    var areasFolder: String { root + "/areas" }
+    var quarantineFolder: String { root + "/quarantine" }
+
+    func area(_ name: String) -> AreaLayout { AreaLayout(folder: areasFolder + "/" + name) }
+}
+
+/// The files of one area.
+struct AreaLayout: Sendable {
+    let folder: String
+
+    var lockFile: String { folder + "/lock" }
+    var batchesFolder: String { folder + "/batches" }
+    var setAsideFolder: String { folder + "/set-aside" }
+    var temporaryFolder: String { folder + "/tmp" }
+
+    func journal(_ sequence: Int) -> String { folder + "/" + JournalName.journal(sequence) }
+}
+
+/// Parsing and making the file names.
+enum JournalName {
+    static func journal(_ sequence: Int) -> String { "journal-\(padded(sequence)).log" }
+
+    static func journalSequence(_ name: String) -> Int? {
+        guard name.hasPrefix("journal-"), name.hasSuffix(".log") else { return nil }
+        return Int(name.dropFirst("journal-".count).dropLast(".log".count))
+    }
+
+    static func batch(sequence: Int, path: String, id: String) -> String { "\(padded(sequence))-\(path)-\(id).batch" }
+
+    /// The parts of a batch file's name, or `nil` for anything else.
+    static func batchParts(_ name: String) -> (sequence: Int, path: String, id: String)? {
+        guard name.hasSuffix(".batch") else { return nil }
+        let parts = name.dropLast(".batch".count).split(separator: "-", maxSplits: 2)
+        guard parts.count == 3, let sequence = Int(parts[0]), parts[1].first == "r",
+              parts[1].allSatisfy({ $0 == "r" || $0 == "0" || $0 == "1" }) else { return nil }
+        return (sequence, String(parts[1]), String(parts[2]))
+    }
+
+    static func padded(_ sequence: Int) -> String {
+        let digits = String(sequence)
+        return String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+    }
+}

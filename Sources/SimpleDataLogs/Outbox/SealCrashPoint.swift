@@ -1,0 +1,25 @@
+/// Points inside the real sealing code where a test can have the process killed with `SIGKILL`,
+/// to prove that a crash between any two steps loses no event and duplicates none. Set only by
+/// test children through the package-level hooks; production code never sets it.
+package enum SealCrashPoint: String, Sendable, CaseIterable {
+    /// The temporary batch file is written but not synced.
+    case afterTemporaryWrite
+    /// The temporary batch file is synced but not renamed.
+    case afterTemporarySync
+    /// The batch file is in place; the journal it came from still exists.
+    case afterRename
+    /// The batch is sealed and its journal removed.
+    case afterJournalRemoval
+}
+
+/// The seams tests reach the client through: an injected file system, a gate before the
+/// journal writer, a crash point, and the environment the client reads.
+package struct TestHooks: Sendable {
+    package var fileSystem: any FileSystem = PosixFileSystem()
+    package var writerGate: WriterGate?
+    package var crashPoint: SealCrashPoint?
+    package var sealPolicy: SealPolicy?
+    package var caps: OutboxCaps?
+
+    package init() {}
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A sealed batch: a fixed set of events with one id, sent as one request.
+struct SealedBatch: Sendable, Equatable {
+    /// Sent as `SDL-Batch-ID` on every try.
+    var id: UUID
+    /// The journal sequence it was sealed from, or a fresh one for adopted files; orders batches.
+    var sequence: Int
+    /// `r` when sealed from a journal; `r0`, `r1`, … for the halves of a 413 split.
+    var path: String
+    /// The events, each an encoded JSON object exactly as it goes on the wire.
+    var payloads: [[UInt8]]
+
+    var fileName: String { JournalName.batch(sequence: sequence, path: path, id: EventEncoder.lowercaseString(id)) }
+
+    /// The request body's size before compression: `{"sent_at":…,"events":[…]}`.
+    var bodyBytes: Int { SealedBatch.bodyBytes(payloadBytes: payloads.reduce(0) { $0 + $1.count }, count: payloads.count) }
+
+    static func bodyBytes(payloadBytes: Int, count: Int) -> Int {
+        EventLimits.bodyOverheadBytes + payloadBytes + max(0, count - 1)
+    }
+}
+
+/// The batch file format: framed records (``JournalRecord``), the first of which is a header.
+///
+/// ```
+/// record 0   {"sdl_batch":1,"id":"<uuid>","seq":<n>,"path":"r","events":<count>}
+/// record 1…  one event each, as in the journal
+/// ```
+///
+/// The header repeats what the file name says, so a renamed or damaged name can be checked; a
+/// damaged header costs nothing but the check (the name still carries id, sequence and path).
+enum BatchFile {
+    static func encode(_ batch: SealedBatch) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(batch.bodyBytes + batch.payloads.count * JournalRecord.headerSize + 128)
+        let header = #"{"sdl_batch":1,"id":""# + EventEncoder.lowercaseString(batch.id)
+            + #"","seq":\#(batch.sequence),"path":"\#(batch.path)","events":\#(batch.payloads.count)}"#
+        JournalRecord.append(payload: Array(header.utf8), to: &bytes)
+        for payload in batch.payloads { JournalRecord.append(payload: payload, to: &bytes) }
+        return bytes
+    }
+
+    /// What a batch file held: its intact events and the damaged runs.
+    struct Contents: Sendable {
+        var payloads: [[UInt8]]
+        var damage: [JournalRecord.Damage]
+    }
+
+    static func decode(_ bytes: [UInt8]) -> Contents {
+        bytes.withUnsafeBytes { raw in
+            let scan = JournalRecord.scan(raw)
+            var payloads: [[UInt8]] = []
+            payloads.reserveCapacity(scan.records.count)
+            for range in scan.records {
+                let payload = UnsafeRawBufferPointer(rebasing: raw[range])
+                if isHeader(payload) { continue }
+                payloads.append(Array(payload))
+            }
+            return Contents(payloads: payloads, damage: scan.damage)
+        }
+    }
+
+    private static let headerPrefix = Array(#"{"sdl_batch":"#.utf8)
+
+    private static func isHeader(_ payload: UnsafeRawBufferPointer) -> Bool {
+        payload.count >= headerPrefix.count && zip(payload, headerPrefix).allSatisfy { $0 == $1 }
+    }
+}

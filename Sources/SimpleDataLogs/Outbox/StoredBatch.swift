@@ -1,0 +1,22 @@
+import Foundation
+
+/// What the outbox knows about one sealed batch without reading it again.
+struct StoredBatch: Sendable, Equatable {
+    var id: UUID
+    var sequence: Int
+    var path: String
+    var eventCount: Int
+    /// The file's size, or the encoded size while it is held in memory.
+    var byteCount: Int
+    /// The batch itself, while the disk refuses it; `nil` once it is a file.
+    var heldInMemory: SealedBatch?
+
+    var fileName: String { JournalName.batch(sequence: sequence, path: path, id: EventEncoder.lowercaseString(id)) }
+
+    var usage: OutboxCaps.Usage { OutboxCaps.Usage(events: eventCount, bytes: byteCount, files: 1) }
+
+    /// Oldest first: by sequence, then by split path (a left half before its right half).
+    static func isOlder(_ lhs: StoredBatch, _ rhs: StoredBatch) -> Bool {
+        (lhs.sequence, lhs.path) < (rhs.sequence, rhs.path)
+    }
+}

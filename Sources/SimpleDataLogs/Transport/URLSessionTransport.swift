@@ -1,0 +1,103 @@
+#if canImport(FoundationNetworking)
+import Foundation
+public import FoundationNetworking
+#else
+public import Foundation
+#endif
+
+/// The default ``Transport``: Foundation's `URLSession`, one long-lived session for the client's
+/// whole life.
+///
+/// Why one session: on Linux each session holds its own libcurl handles and about three file
+/// descriptors, and a new session per request opens a new connection each time. One session
+/// keeps the connection alive across batches. Call ``invalidate()`` when the client shuts down.
+///
+/// Timeouts: ``UploadRequest/timeout`` becomes `URLRequest.timeoutInterval`, set through the
+/// property (on Linux the initializer's `timeoutInterval:` is ignored) and rounded up to whole
+/// seconds, at least 1 (Linux truncates to whole seconds, and below 1 s fails at once). It is
+/// only a backstop: the uploader cancels the calling task when its own deadline passes, and
+/// ``send(_:)`` then throws ``TransportError/Kind/cancelled`` at once.
+public final class URLSessionTransport: Transport {
+    private let session: URLSession
+
+    /// Creates the transport with its session.
+    /// - Parameter configuration: The session's configuration; an ephemeral one (no cookies, no
+    ///   cache on disk) by default. Proxies and TLS settings go here.
+    public init(configuration: URLSessionConfiguration = .ephemeral) {
+        session = URLSession(configuration: configuration)
+    }
+
+    /// Sends the request with `upload(for:from:)`.
+    /// - Parameter request: The request; its headers are sent unchanged, `Content-Type` included.
+    /// - Returns: The status, headers and body.
+    /// - Throws: ``TransportError``: ``TransportError/Kind/cannotConnect`` when refused or offline,
+    ///   ``TransportError/Kind/timedOut`` after the backstop timeout,
+    ///   ``TransportError/Kind/cancelled`` when the calling task is cancelled.
+    public func send(_ request: UploadRequest) async throws -> UploadResponse {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        // The setter, not the initializer: only the setter takes effect on Linux.
+        urlRequest.timeoutInterval = TimeInterval(Self.backstopSeconds(for: request.timeout))
+        for (name, value) in request.headers {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        try checkCancellation()
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.upload(for: urlRequest, from: request.body)
+        } catch {
+            // A cancelled task can surface as URLError.cancelled or as another error racing it;
+            // the cancellation is what the caller asked for, so it wins.
+            if Task.isCancelled { throw TransportError(.cancelled, message: "the request was cancelled") }
+            throw Self.classify(error)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw TransportError(.other, message: "the answer was not an HTTP response")
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        return UploadResponse(status: http.statusCode, headers: headers, body: data)
+    }
+
+    /// Lets requests in flight finish, then releases the session's connections and handles. The
+    /// transport sends nothing afterwards (later calls throw). Idempotent.
+    public func invalidate() {
+        session.finishTasksAndInvalidate()
+    }
+
+    private func checkCancellation() throws {
+        if Task.isCancelled { throw TransportError(.cancelled, message: "the request was cancelled before it started") }
+    }
+
+    /// The backstop timeout in whole seconds: rounded up, at least 1.
+    /// - Parameter timeout: The request's timeout.
+    /// - Returns: Seconds for `URLRequest.timeoutInterval`.
+    static func backstopSeconds(for timeout: Duration) -> Int64 {
+        let (seconds, attoseconds) = timeout.components
+        let roundedUp = attoseconds > 0 ? seconds + 1 : seconds
+        return max(1, roundedUp)
+    }
+
+    /// Reads a `URLSession` error.
+    /// - Parameter error: What `upload(for:from:)` threw.
+    /// - Returns: The transport error for the uploader.
+    static func classify(_ error: any Error) -> TransportError {
+        if error is CancellationError { return TransportError(classifying: error) }
+        guard let urlError = error as? URLError else { return TransportError(.other, message: String(describing: error)) }
+        let message = "\(urlError.localizedDescription) (URLError \(urlError.code.rawValue))"
+        switch urlError.code {
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet, .internationalRoamingOff,
+             .dataNotAllowed, .callIsActive:
+            return TransportError(.cannotConnect, message: message)
+        case .timedOut:
+            return TransportError(.timedOut, message: message)
+        case .cancelled:
+            return TransportError(.cancelled, message: message)
+        default:
+            return TransportError(.other, message: message)
+        }
+    }
+}
