@@ -55,6 +55,14 @@ let package = Package(
             path: "Tests/RaceCanary",
             swiftSettings: strictSettings
         ),
+        // A child process for the crash tests: tracks into an outbox and is killed with SIGKILL
+        // (by itself at a sealing step, or by the test). Not a product.
+        .executableTarget(
+            name: "OutboxCrashChild",
+            dependencies: ["SimpleDataLogs"],
+            path: "Tests/OutboxCrashChild",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "SimpleDataLogsTests",
             dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "CZlib"],

@@ -81,10 +81,15 @@ extension JournalActor {
         fileSystem.close(descriptor)
     }
 
-    /// Keeps `sealed` oldest first.
+    /// Keeps `sealed` oldest first, and wakes whoever waits for seals.
     func insertSealed(_ batch: StoredBatch) {
         let index = sealed.firstIndex { StoredBatch.isOlder(batch, $0) } ?? sealed.endIndex
         sealed.insert(batch, at: index)
+        sealsSinceLaunch += 1
+        let count = sealsSinceLaunch
+        let ready = sealWaiters.filter { $0.count <= count }
+        sealWaiters.removeAll { $0.count <= count }
+        for waiter in ready { waiter.continuation.resume() }
     }
 
     /// Tries again to write the batches the disk refused earlier, oldest first.

@@ -61,6 +61,10 @@ actor JournalActor {
     var evictionEpisodeLogged = false
 
     var encodeBuffer: [UInt8] = []
+    /// Tasks waiting for a number of seals (tests, and `flush` once the uploader lands).
+    var sealWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Batches sealed since launch (recovered ones included).
+    var sealsSinceLaunch = 0
 
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
@@ -181,6 +185,15 @@ actor JournalActor {
         diskTroubleLogged = false
         logger.info("The outbox can write again; events held in memory are on disk now.")
     }
+
+    /// Returns once at least `count` batches have been sealed since launch.
+    func waitUntilSealed(atLeast count: Int) async {
+        guard sealsSinceLaunch < count else { return }
+        await withCheckedContinuation { sealWaiters.append((count, $0)) }
+    }
+
+    /// The sealed batches, oldest first, as the uploader will take them.
+    var sealedBatches: [StoredBatch] { sealed }
 
     /// Kills the process at `point` when a crash test asked for it.
     func crashIfRequested(_ point: SealCrashPoint) {

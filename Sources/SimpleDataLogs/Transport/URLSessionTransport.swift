@@ -62,8 +62,9 @@ public final class URLSessionTransport: Transport {
         return UploadResponse(status: http.statusCode, headers: headers, body: data)
     }
 
-    /// Lets requests in flight finish, then releases the session's connections and handles. The
-    /// transport sends nothing afterwards (later calls throw). Idempotent.
+    /// Lets requests in flight finish, then releases the session's connections and handles. Call
+    /// it once, at shutdown, after the uploader's last ``send(_:)``; the transport must not be
+    /// used afterwards.
     public func invalidate() {
         session.finishTasksAndInvalidate()
     }

@@ -1,0 +1,58 @@
+import Foundation
+import SimpleDataLogs
+
+// A child process for the outbox's crash tests.
+//
+//   OutboxCrashChild seal <folder> <crash point> <count>
+//       tracks `count` events (seq 0…) with batches of 50, and is killed by SIGKILL inside the
+//       real sealing code at <crash point>.
+//   OutboxCrashChild stream <folder> <count>
+//       tracks up to `count` events at a steady pace, printing "watermark N" after each 100
+//       as the journal confirms them, until the parent kills it.
+//   OutboxCrashChild hold <folder> <count>
+//       tracks `count` events, prints "ready", and waits to be killed (it holds its area).
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data("usage: OutboxCrashChild seal|stream|hold <folder> …\n".utf8))
+    exit(64)
+}
+let mode = arguments[0]
+let folder = URL(fileURLWithPath: arguments[1])
+var hooks = TestHooks()
+if mode == "seal" { hooks.crashPoint = SealCrashPoint(rawValue: arguments[2]) }
+let client = SimpleDataLogsClient(
+    clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(),
+    hooks: hooks, environment: [:]
+)
+client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_crashchild0000", storageDirectory: folder, batchSize: 50))
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+switch mode {
+case "seal":
+    let count = Int(arguments[3]) ?? 50
+    for seq in 0..<count { client.track("crash_test", properties: ["seq": .int(Int64(seq))]) }
+    _ = client.blockUntilJournaled(atLeast: count, timeout: .seconds(30))
+    say("finished without crashing")
+case "stream":
+    let count = Int(arguments[2]) ?? 100_000
+    for seq in 0..<count {
+        client.track("crash_test", properties: ["seq": .int(Int64(seq))])
+        if seq % 100 == 99 {
+            _ = client.blockUntilJournaled(atLeast: seq + 1, timeout: .seconds(30))
+            say("watermark \(client.journalWatermark.eventsWritten)")
+        }
+    }
+    say("finished without being killed")
+case "hold":
+    let count = Int(arguments[2]) ?? 10
+    for seq in 0..<count { client.track("held", properties: ["seq": .int(Int64(seq))]) }
+    _ = client.blockUntilJournaled(atLeast: count, timeout: .seconds(30))
+    say("ready")
+    while true { pause() }
+default:
+    exit(64)
+}

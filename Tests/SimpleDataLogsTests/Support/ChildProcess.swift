@@ -1,0 +1,72 @@
+import Foundation
+
+/// A real child process of one of the package's helper executables, for crash tests.
+/// Deliberately not `Sendable`: create and use it inside one `onOwnThread` block.
+final class ChildProcess {
+    let process = Process()
+    private let output = Pipe()
+    private var buffered = Data()
+
+    /// The path of a helper executable built beside the test bundle.
+    static func executable(_ name: String) -> String? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    init(_ name: String, _ arguments: [String]) throws {
+        guard let path = Self.executable(name) else { throw ChildError.notBuilt(name) }
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        process.standardOutput = output
+        try process.run()
+    }
+
+    /// Reads lines until one satisfies `predicate` or the output ends; returns that line.
+    /// Blocking: call from a thread of your own (see `onOwnThread`).
+    func readLine(until predicate: (String) -> Bool) -> String? {
+        while true {
+            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffered[buffered.startIndex..<newline], as: UTF8.self)
+                buffered.removeSubrange(buffered.startIndex...newline)
+                if predicate(line) { return line }
+                continue
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            buffered.append(chunk)
+        }
+    }
+
+    /// Kills the child with SIGKILL and reaps it.
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Waits for the child to end by itself and returns how: the exit status, or the signal.
+    func wait() -> (reason: Process.TerminationReason, status: Int32) {
+        process.waitUntilExit()
+        return (process.terminationReason, process.terminationStatus)
+    }
+
+    enum ChildError: Error { case notBuilt(String) }
+}
+
+/// Runs blocking work (reading a child's pipe, waiting for it) on a thread of its own, so the
+/// cooperative pool is never blocked by a test.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
+@available(*, unavailable)
+extension ChildProcess: Sendable {}
