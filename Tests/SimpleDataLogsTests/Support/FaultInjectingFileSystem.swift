@@ -1,0 +1,75 @@
+import Foundation
+@testable import SimpleDataLogs
+
+/// The real file system with scripted failures: `ENOSPC`, `EIO`, `EROFS`, `EACCES` and short
+/// writes, injected through the outbox's seam (tests run as root, so permission bits prove nothing).
+final class FaultInjectingFileSystem: FileSystem {
+    private struct Faults: Sendable {
+        var writeError: Int32?
+        var openError: Int32?
+        var syncError: Int32?
+        var renameError: Int32?
+        var shortWrites = false
+        var readFailures: [(fragment: String, code: Int32)] = []
+        var writeAttempts = 0
+    }
+
+    private let real = PosixFileSystem()
+    private let faults = Locked(Faults())
+
+    func failWrites(with code: Int32?) { faults.withLock { $0.writeError = code } }
+    func failOpens(with code: Int32?) { faults.withLock { $0.openError = code } }
+    func failSyncs(with code: Int32?) { faults.withLock { $0.syncError = code } }
+    func failRenames(with code: Int32?) { faults.withLock { $0.renameError = code } }
+    func makeWritesShort(_ short: Bool) { faults.withLock { $0.shortWrites = short } }
+    func failReads(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.readFailures.append((fragment, code)) } }
+    func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts) } }
+    var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
+
+    func open(_ path: String, flags: Int32, mode: mode_t) throws(FileSystemError) -> Int32 {
+        // Folders (for fsync) and the lock stay reachable: the faults model a full or failing data disk.
+        if let code = faults.withLock({ $0.openError }), flags & O_DIRECTORY == 0, !path.hasSuffix("/lock"), flags & (O_WRONLY | O_RDWR) != 0 {
+            throw FileSystemError(code: code, operation: "open", path: path)
+        }
+        return try real.open(path, flags: flags, mode: mode)
+    }
+
+    func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
+        let (error, short) = faults.withLock { faults in
+            faults.writeAttempts += 1
+            return (faults.writeError, faults.shortWrites)
+        }
+        if let error, path != "lock" { throw FileSystemError(code: error, operation: "write", path: path) }
+        if short && bytes.count > 1 {
+            return try real.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]), path: path)
+        }
+        return try real.write(descriptor, bytes, path: path)
+    }
+
+    func sync(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        if let code = faults.withLock({ $0.syncError }) { throw FileSystemError(code: code, operation: "fsync", path: path) }
+        try real.sync(descriptor, path: path)
+    }
+
+    func close(_ descriptor: Int32) { real.close(descriptor) }
+
+    func rename(_ from: String, to: String) throws(FileSystemError) {
+        if let code = faults.withLock({ $0.renameError }) { throw FileSystemError(code: code, operation: "rename", path: from) }
+        try real.rename(from, to: to)
+    }
+
+    func remove(_ path: String) throws(FileSystemError) { try real.remove(path) }
+    func createDirectory(_ path: String, mode: mode_t) throws(FileSystemError) { try real.createDirectory(path, mode: mode) }
+    func contents(ofDirectory path: String) throws(FileSystemError) -> [String] { try real.contents(ofDirectory: path) }
+
+    func read(_ path: String) throws(FileSystemError) -> [UInt8] {
+        if let failure = faults.withLock({ $0.readFailures.first { path.contains($0.fragment) } }) {
+            throw FileSystemError(code: failure.code, operation: "read", path: path)
+        }
+        return try real.read(path)
+    }
+
+    func tryLock(_ descriptor: Int32) -> Bool { real.tryLock(descriptor) }
+    func isRegularFile(_ path: String) -> Bool { real.isRegularFile(path) }
+    func isDirectory(_ path: String) -> Bool { real.isDirectory(path) }
+}
