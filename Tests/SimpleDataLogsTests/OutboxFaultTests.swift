@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+@Suite("Outbox: disk faults, caps and the opt-out")
+struct OutboxFaultTests {
+    @Test("ENOSPC, EIO, EROFS and EACCES while writing: no crash, one log line, events kept in memory, written once the disk allows", arguments: [ENOSPC, EIO, EROFS, EACCES])
+    func injectedWriteErrors(code: Int32) async throws {
+        let faults = FaultInjectingFileSystem()
+        var hooks = TestHooks()
+        hooks.fileSystem = faults
+        let test = TestClient(hooks: hooks)
+        for seq in 0..<10 { test.client.track("before", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        faults.failWrites(with: code)
+        faults.failOpens(with: code)
+        for seq in 10..<130 { test.client.track("during", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        #expect(test.log.lines.filter { $0.level == .error && $0.message.contains("could not") }.count == 1, "one line per episode")
+        let held = await test.client.pipeline!.journal.sealedBatches.filter { $0.heldInMemory != nil }
+        #expect(held.count == 2, "the two batches sealed during the fault are held in memory")
+
+        faults.clearAll()
+        for seq in 130..<160 { test.client.track("after", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
+        #expect(seqs.sorted() == Array(0..<160), "everything on disk, once")
+        #expect(await test.client.pipeline!.journal.sealedBatches.allSatisfy { $0.heldInMemory == nil })
+        #expect(test.client.counters.isBalanced, "\(test.client.counters)")
+        await test.tearDown()
+    }
+
+    @Test("short writes are completed, not ignored")
+    func shortWrites() async throws {
+        let faults = FaultInjectingFileSystem()
+        faults.makeWritesShort(true)
+        var hooks = TestHooks()
+        hooks.fileSystem = faults
+        let test = TestClient(hooks: hooks)
+        for seq in 0..<75 { test.client.track("e", properties: ["seq": .int(Int64(seq)), "pad": .string(String(repeating: "p", count: 500))]) }
+        await test.client.flush()
+        #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<75))
+        #expect(faults.writeAttempts > 10, "each write took several calls")
+        await test.tearDown()
+    }
+
+    @Test("a failed fsync or rename while sealing keeps the batch in memory and retries at the next seal")
+    func sealFailures() async throws {
+        for failure in ["fsync", "rename"] {
+            let faults = FaultInjectingFileSystem()
+            var hooks = TestHooks()
+            hooks.fileSystem = faults
+            let test = TestClient(hooks: hooks)
+            if failure == "fsync" { faults.failSyncs(with: EIO) } else { faults.failRenames(with: EROFS) }
+            for seq in 0..<50 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            await test.client.flush()
+            #expect(await test.client.pipeline!.journal.sealedBatches.first?.heldInMemory != nil, "\(failure)")
+            faults.clearAll()
+            for seq in 50..<100 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            await test.client.flush()
+            let batches = try sealedBatches(in: test.directory.path)
+            #expect(batches.map { $0.events.count } == [50, 50], "\(failure)")
+            #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<100), "\(failure)")
+            await test.tearDown()
+        }
+    }
+
+    @Test("files deleted or truncated behind the SDK's back: no crash, the journal is rewritten, later events are kept")
+    func filesChangedBehindItsBack() async throws {
+        let test = TestClient()
+        for seq in 0..<10 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        let area = test.directory.path + "/areas/a0/"
+        let journal = try #require(try FileManager.default.contentsOfDirectory(atPath: area).first { $0.hasPrefix("journal-") })
+        try FileManager.default.removeItem(atPath: area + journal)
+        for seq in 10..<20 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        // The unlinked file keeps receiving writes through the open descriptor: the events are in
+        // memory and reach a batch at the next seal.
+        for seq in 20..<50 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        #expect(try sealedBatches(in: test.directory.path).first?.events.count == 50)
+        await test.tearDown()
+    }
+
+    @Test("each cap reached drops the oldest sealed batches, counted, with one log line per episode", arguments: ["events", "bytes", "files"])
+    func caps(kind: String) async throws {
+        var hooks = TestHooks()
+        switch kind {
+        case "events": hooks.caps = OutboxCaps(maxEvents: 200, maxBytes: 10_000_000, maxFiles: 500)
+        case "bytes": hooks.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 30_000, maxFiles: 500)
+        default: hooks.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 10_000_000, maxFiles: 3)
+        }
+        let test = TestClient(hooks: hooks)
+        for seq in 0..<500 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        let counters = test.client.counters
+        #expect(counters.evictedByCaps > 0)
+        #expect(test.log.lines(containing: "reached its cap").count == 1)
+        let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
+        #expect(seqs == Array((500 - seqs.count)..<500), "the newest are kept, the oldest dropped")
+        #expect(counters.evictedByCaps + seqs.count == 500)
+        #expect(counters.isBalanced, "\(counters)")
+        await test.tearDown()
+    }
+
+    @Test("the real caps: past 10,000 events the oldest batches go")
+    func defaultEventCap() async throws {
+        let test = TestClient()
+        for seq in 0..<10_100 {
+            test.client.track("e", properties: ["seq": .int(Int64(seq))])
+            if seq % 2_000 == 1_999 { await test.client.flush() }
+        }
+        await test.client.flush()
+        let counters = test.client.counters
+        #expect(counters.evictedByCaps == 100, "two batches of 50: with 10,050 stored the oldest batch goes, twice")
+        #expect(counters.pendingOnDisk == 10_000)
+        #expect(counters.isBalanced)
+        await test.tearDown()
+    }
+
+    @Test("opt-out after configure: every unsent event is deleted from disk; only the area lock is left")
+    func optOutAfterConfigure() async throws {
+        let test = TestClient()
+        for seq in 0..<120 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        try Data("x".utf8).write(to: URL(fileURLWithPath: test.directory.path + "/quarantine/old.batch.x"))
+        test.client.setEnabled(false)
+        test.client.track("ignored")
+        await test.client.flush()
+        #expect(JournalReader.files(under: test.directory.path) == ["areas/a0/lock"])
+        let counters = test.client.counters
+        #expect(counters.deletedByOptOut == 120 && counters.pending == 0)
+        #expect(counters.isBalanced, "\(counters)")
+        await test.tearDown()
+    }
+
+    @Test("opt-out before configure: what an earlier launch left is deleted instead of sent")
+    func optOutBeforeConfigure() async throws {
+        let directory = TemporaryDirectory()
+        let earlier = TestClient(directory: directory)
+        for seq in 0..<75 { earlier.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await earlier.client.flush()
+        await earlier.client.shutdown()
+        #expect(try JournalReader.events(inOutbox: directory.path).count == 75)
+
+        let next = TestClient(configure: false, directory: directory)
+        next.client.setEnabled(false)
+        next.configure()
+        await next.client.flush()
+        #expect(JournalReader.files(under: directory.path) == ["areas/a0/lock"])
+        #expect(next.client.counters.deletedByOptOut == 75)
+        await next.tearDown()
+    }
+
+    @Test("with no usable folder the outbox runs in memory, with one log line")
+    func memoryOnly() async throws {
+        let test = TestClient(configure: false, environment: [:])
+        // No storage folder, no SDL_STORAGE_DIR, no HOME: nowhere to write.
+        test.client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_memoryonly00000"))
+        for seq in 0..<60 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        #expect(await test.client.pipeline!.journal.sealedBatches.map(\.eventCount) == [50])
+        #expect(test.log.lines.filter { $0.message.contains("in memory") }.count >= 1)
+        #expect(test.client.counters.isBalanced)
+        await test.client.shutdown()
+    }
+}
