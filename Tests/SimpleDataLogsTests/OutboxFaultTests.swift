@@ -167,3 +167,60 @@ struct OutboxFaultTests {
         await test.client.shutdown()
     }
 }
+
+@Suite("Outbox: what the uploader does through it")
+struct OutboxDeliveryTests {
+    @Test("a split writes both halves as new batches, in the parent's place, before the parent goes")
+    func split() async throws {
+        let test = TestClient()
+        for seq in 0..<100 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        let journal = test.client.pipeline!.journal
+        let first = try #require(await journal.sealedBatches.first)
+        let halves = try #require(await journal.split(first.id))
+        #expect(halves.0.path == "r0" && halves.1.path == "r1" && halves.0.id != first.id && halves.1.id != first.id)
+        let order = await journal.sealedBatches.map(\.eventCount)
+        #expect(order == [25, 25, 50], "the halves stand before the newer batch")
+        let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
+        #expect(seqs == Array(0..<100), "oldest first across the halves, nothing twice")
+        // Splitting down to single events, then a single event cannot split.
+        var smallest = halves.0
+        while let next = await journal.split(smallest.id) { smallest = next.0 }
+        #expect(smallest.eventCount == 1)
+        #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<100))
+        await test.tearDown()
+    }
+
+    @Test("delivered, set aside and requeued batches move the counters and the files, and the law holds")
+    func outcomes() async throws {
+        let test = TestClient()
+        for seq in 0..<150 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        let journal = test.client.pipeline!.journal
+        let batches = await journal.sealedBatches
+        await journal.markDelivered(batches[0].id, rejected: 2)
+        await journal.setAside(batches[1].id)
+        var counters = test.client.counters
+        #expect(counters.delivered == 48 && counters.rejectedByIngest == 2 && counters.setAside == 50 && counters.pendingOnDisk == 50)
+        #expect(counters.isBalanced, "\(counters)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: test.directory.path + "/areas/a0/set-aside").count == 1)
+        #expect(await journal.requeueSetAside() == 1)
+        counters = test.client.counters
+        #expect(counters.setAside == 0 && counters.pendingOnDisk == 100 && counters.isBalanced)
+        await test.tearDown()
+    }
+
+    @Test("the whole outbox folder deleted behind the SDK's back: it is made again and writing resumes")
+    func vanishedFolder() async throws {
+        let test = TestClient()
+        for seq in 0..<10 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        try FileManager.default.removeItem(atPath: test.directory.path)
+        for seq in 10..<60 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.client.flush()
+        let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
+        #expect(seqs == Array(0..<50) + (seqs.count > 50 ? Array(50..<seqs.count) : []), "the sealed batch holds the first 50")
+        #expect(seqs.count >= 50)
+        await test.tearDown()
+    }
+}

@@ -16,7 +16,7 @@ extension JournalActor {
         if journalDescriptor < 0 || !journalIsComplete {
             closeJournal()
             do {
-                journalDescriptor = try fileSystem.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o600)
+                journalDescriptor = try openRecreatingFolders(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
             } catch {
                 journalIsComplete = false
                 pendingJournalBytes.removeAll(keepingCapacity: true)
@@ -57,6 +57,20 @@ extension JournalActor {
             throw error
         } catch {
             throw FileSystemError(code: EIO, operation: "write", path: path)
+        }
+    }
+
+    /// Opens a file for writing in the area; when the area's folders vanished behind the SDK's
+    /// back, makes them again (0700) and retries once, so writing resumes by itself.
+    func openRecreatingFolders(_ path: String, flags: Int32) throws(FileSystemError) -> Int32 {
+        do {
+            return try fileSystem.open(path, flags: flags, mode: 0o600)
+        } catch where error.code == ENOENT {
+            guard let area else { throw error }
+            for folder in [area.folder, area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
+                try fileSystem.createDirectory(folder, mode: 0o700)
+            }
+            return try fileSystem.open(path, flags: flags, mode: 0o600)
         }
     }
 

@@ -20,6 +20,7 @@ extension JournalActor {
             try fileSystem.createDirectory(layout.areasFolder, mode: 0o700)
             try fileSystem.createDirectory(layout.quarantineFolder, mode: 0o700)
             chmod(layout.root, 0o700)
+            StorageAttributes.apply(to: layout.root)
         } catch {
             reportDiskTrouble(error, doing: "create its folder \(layout.root)")
             return

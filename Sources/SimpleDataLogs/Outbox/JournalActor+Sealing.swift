@@ -46,7 +46,7 @@ extension JournalActor {
         let temporary = area.temporaryFolder + "/" + batch.fileName
         let final = area.batchesFolder + "/" + batch.fileName
         do {
-            let descriptor = try fileSystem.open(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+            let descriptor = try openRecreatingFolders(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
             defer { fileSystem.close(descriptor) }
             try writeAll(bytes, to: descriptor, path: temporary)
             crashIfRequested(.afterTemporaryWrite)
