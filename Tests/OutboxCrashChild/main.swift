@@ -21,11 +21,17 @@ let mode = arguments[0]
 let folder = URL(fileURLWithPath: arguments[1])
 var hooks = TestHooks()
 if mode == "seal" { hooks.crashPoint = SealCrashPoint(rawValue: arguments[2]) }
+// SDL_TEST_ENDPOINT: a local ingest to deliver to; without it the child only writes its outbox.
+let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:))
+if endpoint == nil { hooks.startsUploader = false }
 let client = SimpleDataLogsClient(
     clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(),
     hooks: hooks, environment: [:]
 )
-client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_crashchild0000", storageDirectory: folder, batchSize: 50))
+client.configure(SimpleDataLogsClient.Configuration(
+    ingestKey: "sdl_pub_crashchild0000", endpoint: endpoint ?? URL(string: "http://127.0.0.1:9")!,
+    storageDirectory: folder, batchSize: 50
+))
 
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))

@@ -61,8 +61,8 @@ struct OutboxAreaTests {
         let second = TestClient(directory: directory)
         for seq in 0..<120 { first.client.track("first", properties: ["seq": .int(Int64(seq))]) }
         for seq in 0..<80 { second.client.track("second", properties: ["seq": .int(Int64(seq))]) }
-        await first.client.flush()
-        await second.client.flush()
+        await first.drain()
+        await second.drain()
         let areas = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas").sorted()
         #expect(areas == ["a0", "a1"])
         let a0 = try JournalReader.events(inOutbox: directory.path).filter { $0["event"] as? String == "first" }
@@ -81,7 +81,7 @@ struct OutboxAreaTests {
         let path = directory.path
         let holder = TestClient(directory: directory)
         holder.client.track("parent")
-        await holder.client.flush()
+        await holder.drain()
         let ready = try await onOwnThread {
             let child = try ChildProcess("OutboxCrashChild", ["hold", path, "30"])
             defer { child.kill() }
@@ -101,7 +101,7 @@ struct OutboxAreaTests {
         let path = directory.path
         let holder = TestClient(directory: directory) // holds a0 for the whole test
         holder.client.track("parent")
-        await holder.client.flush()
+        await holder.drain()
         // Two children take a1 and a2 at once, then both die.
         try await onOwnThread {
             let first = try ChildProcess("OutboxCrashChild", ["hold", path, "70"])
@@ -113,7 +113,7 @@ struct OutboxAreaTests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/areas").sorted() == ["a0", "a1", "a2"])
         let heir = TestClient(directory: directory)
-        await heir.client.flush()
+        await heir.drain()
         #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/areas").sorted() == ["a0", "a1"], "a2 adopted and removed")
         #expect(heir.client.counters.recovered == 110)
         let held = try JournalReader.events(inOutbox: path).filter { $0["event"] as? String == "held" }

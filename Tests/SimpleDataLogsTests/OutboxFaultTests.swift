@@ -12,18 +12,18 @@ struct OutboxFaultTests {
         hooks.fileSystem = faults
         let test = TestClient(hooks: hooks)
         for seq in 0..<10 { test.client.track("before", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         faults.failWrites(with: code)
         faults.failOpens(with: code)
         for seq in 10..<130 { test.client.track("during", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         #expect(test.log.lines.filter { $0.level == .error && $0.message.contains("could not") }.count == 1, "one line per episode")
         let held = await test.client.pipeline!.journal.sealedBatches.filter { $0.heldInMemory != nil }
         #expect(held.count == 2, "the two batches sealed during the fault are held in memory")
 
         faults.clearAll()
         for seq in 130..<160 { test.client.track("after", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
         #expect(seqs.sorted() == Array(0..<160), "everything on disk, once")
         #expect(await test.client.pipeline!.journal.sealedBatches.allSatisfy { $0.heldInMemory == nil })
@@ -39,7 +39,7 @@ struct OutboxFaultTests {
         hooks.fileSystem = faults
         let test = TestClient(hooks: hooks)
         for seq in 0..<75 { test.client.track("e", properties: ["seq": .int(Int64(seq)), "pad": .string(String(repeating: "p", count: 500))]) }
-        await test.client.flush()
+        await test.drain()
         #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<75))
         #expect(faults.writeAttempts > 10, "each write took several calls")
         await test.tearDown()
@@ -54,11 +54,11 @@ struct OutboxFaultTests {
             let test = TestClient(hooks: hooks)
             if failure == "fsync" { faults.failSyncs(with: EIO) } else { faults.failRenames(with: EROFS) }
             for seq in 0..<50 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-            await test.client.flush()
+            await test.drain()
             #expect(await test.client.pipeline!.journal.sealedBatches.first?.heldInMemory != nil, "\(failure)")
             faults.clearAll()
             for seq in 50..<100 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-            await test.client.flush()
+            await test.drain()
             let batches = try sealedBatches(in: test.directory.path)
             #expect(batches.map { $0.events.count } == [50, 50], "\(failure)")
             #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<100), "\(failure)")
@@ -70,16 +70,16 @@ struct OutboxFaultTests {
     func filesChangedBehindItsBack() async throws {
         let test = TestClient()
         for seq in 0..<10 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         let area = test.directory.path + "/areas/a0/"
         let journal = try #require(try FileManager.default.contentsOfDirectory(atPath: area).first { $0.hasPrefix("journal-") })
         try FileManager.default.removeItem(atPath: area + journal)
         for seq in 10..<20 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         // The unlinked file keeps receiving writes through the open descriptor: the events are in
         // memory and reach a batch at the next seal.
         for seq in 20..<50 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         #expect(try sealedBatches(in: test.directory.path).first?.events.count == 50)
         await test.tearDown()
     }
@@ -94,7 +94,7 @@ struct OutboxFaultTests {
         }
         let test = TestClient(hooks: hooks)
         for seq in 0..<500 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         let counters = test.client.counters
         #expect(counters.evictedByCaps > 0)
         #expect(test.log.lines(containing: "reached its cap").count == 1)
@@ -110,9 +110,9 @@ struct OutboxFaultTests {
         let test = TestClient()
         for seq in 0..<10_100 {
             test.client.track("e", properties: ["seq": .int(Int64(seq))])
-            if seq % 2_000 == 1_999 { await test.client.flush() }
+            if seq % 2_000 == 1_999 { await test.drain() }
         }
-        await test.client.flush()
+        await test.drain()
         let counters = test.client.counters
         #expect(counters.evictedByCaps == 100, "two batches of 50: with 10,050 stored the oldest batch goes, twice")
         #expect(counters.pendingOnDisk == 10_000)
@@ -124,11 +124,11 @@ struct OutboxFaultTests {
     func optOutAfterConfigure() async throws {
         let test = TestClient()
         for seq in 0..<120 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         try Data("x".utf8).write(to: URL(fileURLWithPath: test.directory.path + "/quarantine/old.batch.x"))
         test.client.setEnabled(false)
         test.client.track("ignored")
-        await test.client.flush()
+        await test.drain()
         #expect(JournalReader.files(under: test.directory.path) == ["areas/a0/lock"])
         let counters = test.client.counters
         #expect(counters.deletedByOptOut == 120 && counters.pending == 0)
@@ -141,14 +141,14 @@ struct OutboxFaultTests {
         let directory = TemporaryDirectory()
         let earlier = TestClient(directory: directory)
         for seq in 0..<75 { earlier.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await earlier.client.flush()
+        await earlier.drain()
         await earlier.client.shutdown()
         #expect(try JournalReader.events(inOutbox: directory.path).count == 75)
 
         let next = TestClient(configure: false, directory: directory)
         next.client.setEnabled(false)
         next.configure()
-        await next.client.flush()
+        await next.drain()
         #expect(JournalReader.files(under: directory.path) == ["areas/a0/lock"])
         #expect(next.client.counters.deletedByOptOut == 75)
         await next.tearDown()
@@ -160,7 +160,7 @@ struct OutboxFaultTests {
         // No storage folder, no SDL_STORAGE_DIR, no HOME: nowhere to write.
         test.client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_memoryonly00000"))
         for seq in 0..<60 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         #expect(await test.client.pipeline!.journal.sealedBatches.map(\.eventCount) == [50])
         #expect(test.log.lines.filter { $0.message.contains("in memory") }.count >= 1)
         #expect(test.client.counters.isBalanced)
@@ -174,7 +174,7 @@ struct OutboxDeliveryTests {
     func split() async throws {
         let test = TestClient()
         for seq in 0..<100 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         let journal = test.client.pipeline!.journal
         let first = try #require(await journal.sealedBatches.first)
         let halves = try #require(await journal.split(first.id))
@@ -195,7 +195,7 @@ struct OutboxDeliveryTests {
     func outcomes() async throws {
         let test = TestClient()
         for seq in 0..<150 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         let journal = test.client.pipeline!.journal
         let batches = await journal.sealedBatches
         await journal.markDelivered(batches[0].id, rejected: 2)
@@ -214,10 +214,10 @@ struct OutboxDeliveryTests {
     func vanishedFolder() async throws {
         let test = TestClient()
         for seq in 0..<10 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         try FileManager.default.removeItem(atPath: test.directory.path)
         for seq in 10..<60 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
         #expect(seqs == Array(0..<50) + (seqs.count > 50 ? Array(50..<seqs.count) : []), "the sealed batch holds the first 50")
         #expect(seqs.count >= 50)

@@ -89,7 +89,7 @@ struct OutboxRecoveryTests {
         let directory = TemporaryDirectory()
         let first = TestClient(directory: directory)
         for seq in 0..<100 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await first.client.flush()
+        await first.drain()
         await first.client.shutdown()
         let batches = directory.path + "/areas/a0/batches/"
         let names = try FileManager.default.contentsOfDirectory(atPath: batches).sorted()
@@ -101,7 +101,7 @@ struct OutboxRecoveryTests {
 
         let second = TestClient(directory: directory)
         let journal = second.client.pipeline!.journal
-        await second.client.flush()
+        await second.drain()
         #expect(await journal.sealedBatches.map(\.eventCount) == [50, 50])
         let quarantined = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine")
         #expect(quarantined.count == 2)
@@ -114,7 +114,7 @@ struct OutboxRecoveryTests {
         let directory = TemporaryDirectory()
         let first = TestClient(directory: directory)
         for seq in 0..<100 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await first.client.flush()
+        await first.drain()
         await first.client.shutdown()
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0/batches").sorted()
         var hooks = TestHooks()
@@ -122,7 +122,7 @@ struct OutboxRecoveryTests {
         faults.failReads(ofPathsContaining: names[0], with: EIO)
         hooks.fileSystem = faults
         let second = TestClient(hooks: hooks, directory: directory)
-        await second.client.flush()
+        await second.drain()
         #expect(await second.client.pipeline!.journal.sealedBatches.count == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine").count == 1)
         await second.tearDown()

@@ -16,12 +16,12 @@ struct OutboxSealingTests {
     func fiftyEvents() async throws {
         let test = TestClient()
         for seq in 0..<50 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         var batches = try sealedBatches(in: test.directory.path)
         #expect(batches.count == 1)
         #expect(batches.first?.events.map { $0.props["seq"] as! Int } == Array(0..<50))
         test.client.track("e", properties: ["seq": 50])
-        await test.client.flush()
+        await test.drain()
         batches = try sealedBatches(in: test.directory.path)
         #expect(batches.count == 1)
         #expect(try test.journaledEvents().count == 51, "one batch and one open journal")
@@ -32,7 +32,7 @@ struct OutboxSealingTests {
     func oldestFirst() async throws {
         let test = TestClient()
         for seq in 0..<175 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        await test.client.flush()
+        await test.drain()
         let batches = try sealedBatches(in: test.directory.path)
         #expect(batches.count == 3)
         #expect(batches.flatMap { $0.events.map { $0.props["seq"] as! Int } } == Array(0..<150))
@@ -50,7 +50,7 @@ struct OutboxSealingTests {
         let test = TestClient()
         let filler = String(repeating: "x", count: 8_000)
         for seq in 0..<40 { test.client.track("big", properties: ["seq": .int(Int64(seq)), "a": .string(filler), "b": .string(filler), "c": .string(filler)]) }
-        await test.client.flush()
+        await test.drain()
         let journal = test.client.pipeline!.journal
         let stored = await journal.sealedBatches
         try #require(stored.count >= 3)
@@ -76,12 +76,12 @@ struct OutboxSealingTests {
         let test = TestClient()
         let journal = test.client.pipeline!.journal
         test.client.track("first")
-        await test.client.flush()
+        await test.drain()
         await test.clock.waitForSleepers(count: 1)
         test.client.track("second")
-        await test.client.flush()
+        await test.drain()
         test.clock.advance(by: .milliseconds(4_999))
-        await test.client.flush()
+        await test.drain()
         #expect(await journal.sealedBatches.isEmpty, "not yet")
         test.clock.advance(by: .milliseconds(1))
         await journal.waitUntilSealed(atLeast: 1)
@@ -97,7 +97,7 @@ struct OutboxSealingTests {
         let test = TestClient(hooks: hooks)
         let journal = test.client.pipeline!.journal
         for _ in 0..<4 { test.client.track("e") }
-        await test.client.flush()
+        await test.drain()
         #expect(await journal.sealedBatches.count == 1)
         await test.clock.waitForSleepers(count: 1)
         test.clock.advance(by: .seconds(10))
@@ -110,7 +110,7 @@ struct OutboxSealingTests {
     func permissions() async throws {
         let test = TestClient()
         for _ in 0..<60 { test.client.track("e") }
-        await test.client.flush()
+        await test.drain()
         func mode(_ path: String) throws -> Int {
             (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
         }
@@ -128,7 +128,7 @@ struct OutboxSealingTests {
     func closeOnExec() async throws {
         let test = TestClient()
         test.client.track("e")
-        await test.client.flush()
+        await test.drain()
         var checked = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
             guard let descriptor = Int32(name),

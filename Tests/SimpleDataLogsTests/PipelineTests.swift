@@ -96,7 +96,7 @@ struct PipelineTests {
         let test = TestClient()
         let client = test.client
         test.client.track("warm-up")
-        await test.client.flush()
+        await test.drain()
         let poolWidth = ProcessInfo.processInfo.activeProcessorCount
         let reached: Bool = await withCheckedContinuation { (result: CheckedContinuation<Bool, Never>) in
             // This check runs on a thread of its own: the pool is about to be full.

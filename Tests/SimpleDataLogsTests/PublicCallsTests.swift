@@ -109,7 +109,7 @@ struct PublicCallsTests {
             test.client.setDeviceID("device-\(index)")
             test.client.track("tick", properties: ["index": .int(Int64(index))])
             // A debug build's writer is slower than this loop; stay under the 5,000 backlog.
-            if index % 2_000 == 1_999 { await test.client.flush() }
+            if index % 2_000 == 1_999 { await test.drain() }
         }
         let events = try await test.flushedEvents()
         #expect(events.count == 10_000)

@@ -25,6 +25,20 @@ extension SimpleDataLogsClient {
         /// Events per batch: 50 by default, as the product doc says; up to 1,000 for servers with
         /// high volume. A batch also seals when one more event would take its request over 256 KiB.
         public var batchSize: Int
+        /// Requests in flight at once: 1 by default; more for servers with high volume or long
+        /// round trips.
+        public var maxConcurrentRequests: Int
+        /// Whether request bodies are gzip-compressed (`Content-Encoding: gzip`); on by default.
+        public var compressesRequests: Bool
+        /// How long the uploader waits for an answer before it counts the try as failed, on the
+        /// client's clock. The transport's own timeout is only a backstop.
+        public var requestTimeout: Duration
+        /// Allows plain `http://` to a host that is not loopback, for an in-cluster relay.
+        /// Without it such an endpoint gets one log line and nothing is sent.
+        public var allowsInsecureHTTP: Bool
+        /// How requests go out; one long-lived `URLSession` by default. Plug in your own client
+        /// (for example AsyncHTTPClient) through ``Transport``.
+        public var transport: (any Transport)?
 
         /// The edge every app sends to unless told otherwise.
         public static let defaultEndpoint = URL(string: "https://edge.simpledatalogs.com")!
@@ -41,6 +55,11 @@ extension SimpleDataLogsClient {
         ///   - storageDirectory: The outbox folder, or `nil` for the default.
         ///   - appID: The app's id for the default storage folder.
         ///   - batchSize: Events per batch, 1 to 1,000; 50 by default.
+        ///   - maxConcurrentRequests: Requests in flight at once; 1 by default.
+        ///   - compressesRequests: Whether bodies are gzipped; on by default.
+        ///   - requestTimeout: The uploader's deadline per request; 30 seconds by default.
+        ///   - allowsInsecureHTTP: Allows plain HTTP to a host that is not loopback.
+        ///   - transport: How requests go out, or `nil` for the default `URLSession` transport.
         public init(
             ingestKey: String,
             endpoint: URL = Configuration.defaultEndpoint,
@@ -51,7 +70,12 @@ extension SimpleDataLogsClient {
             logLevel: LogLevel = .warning,
             storageDirectory: URL? = nil,
             appID: String? = nil,
-            batchSize: Int = 50
+            batchSize: Int = 50,
+            maxConcurrentRequests: Int = 1,
+            compressesRequests: Bool = true,
+            requestTimeout: Duration = .seconds(30),
+            allowsInsecureHTTP: Bool = false,
+            transport: (any Transport)? = nil
         ) {
             self.ingestKey = ingestKey
             self.endpoint = endpoint
@@ -63,6 +87,11 @@ extension SimpleDataLogsClient {
             self.storageDirectory = storageDirectory
             self.appID = appID
             self.batchSize = batchSize
+            self.maxConcurrentRequests = maxConcurrentRequests
+            self.compressesRequests = compressesRequests
+            self.requestTimeout = requestTimeout
+            self.allowsInsecureHTTP = allowsInsecureHTTP
+            self.transport = transport
         }
     }
 }

@@ -9,6 +9,7 @@ extension SimpleDataLogsClient {
     public func flush() async -> FlushResult {
         let delivered = counters.delivered
         await journalEverythingTrackedSoFar()
+        if !Task.isCancelled { await pipeline?.flushOnce() }
         let after = counters
         return FlushResult(delivered: after.delivered - delivered, remaining: after.pending)
     }
@@ -18,9 +19,30 @@ extension SimpleDataLogsClient {
     /// - Parameter timeLimit: How long the last send may take; 10 seconds by default.
     public func flushAndDisable(timeLimit: Duration = .seconds(10)) async {
         intake.stopAccepting()
-        await flush()
+        await journalEverythingTrackedSoFar()
+        if let pipeline {
+            await pipeline.withTimeLimit(timeLimit) { await pipeline.flushOnce() }
+        }
         setEnabled(false)
         await journalEverythingTrackedSoFar()
+    }
+
+    /// Reports of what happens to each batch, for this subscriber alone: delivered (with the
+    /// events the ingest rejected), set aside, dropped, split, retried, paused.
+    ///
+    /// The sequence buffers at most `limit` reports; a subscriber that falls behind loses the
+    /// oldest (counted in ``DeliveryReports/droppedCount``), so it never slows the uploader. It
+    /// finishes when the client shuts down. Subscribe after `configure`; before it, the sequence
+    /// is empty and finished.
+    /// - Parameter limit: How many reports to hold for a slow reader.
+    /// - Returns: The reports.
+    public func deliveryReports(bufferingNewest limit: Int = 1_000) -> DeliveryReports {
+        guard let pipeline else {
+            let (stream, continuation) = AsyncStream.makeStream(of: DeliveryReport.self)
+            continuation.finish()
+            return DeliveryReports(stream: stream, dropped: Locked(0))
+        }
+        return pipeline.reports.subscribe(bufferingNewest: limit)
     }
 
     /// The completion-handler form of ``flushAndDisable(timeLimit:)``, for code that is not async.
@@ -41,7 +63,7 @@ extension SimpleDataLogsClient {
     public func shutdown(timeLimit: Duration = .seconds(5)) async {
         let pipeline = markShutDown()
         intake.shutDown()
-        await pipeline?.shutDown()
+        await pipeline?.shutDown(timeLimit: timeLimit)
     }
 
     /// Runs the client for as long as the calling task lives, for servers and

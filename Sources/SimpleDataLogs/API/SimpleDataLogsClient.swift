@@ -69,13 +69,15 @@ public final class SimpleDataLogsClient: Sendable {
         let directory = StorageLocation.resolve(
             configured: configuration.storageDirectory?.path, appID: configuration.appID, environment: environment
         )
+        let uploader = uploaderSettings(for: configuration)
         let outcome: ConfigureOutcome = state.withLock { state in
             guard !state.isShutDown else { return .afterShutdown }
             guard state.pipeline == nil else { return .again }
             state.logger = logger
             state.pipeline = Pipeline(
                 intake: intake, counters: stageCounters, logger: logger, directory: directory,
-                clock: clock, policy: SealPolicy(maxEvents: configuration.batchSize), hooks: hooks
+                clock: clock, wallClock: wallClock, policy: SealPolicy(maxEvents: configuration.batchSize),
+                uploader: uploader.settings, hooks: hooks
             )
             return .started
         }
@@ -86,6 +88,7 @@ public final class SimpleDataLogsClient: Sendable {
             logger.warning("configure was called after shutdown; ignored.")
         case .started:
             checkKey(configuration.ingestKey, logger: logger)
+            if let refusal = uploader.refusal { logger.error(refusal) }
             if directory == nil {
                 logger.error("No storage folder: set SDL_STORAGE_DIR or HOME, or pass storageDirectory. Events are kept in memory only.")
             }
@@ -94,6 +97,32 @@ public final class SimpleDataLogsClient: Sendable {
     }
 
     private enum ConfigureOutcome { case started, again, afterShutdown }
+
+    /// How the uploader will send, or why it must not: a refused endpoint or a key with neither
+    /// prefix leaves the builder out, so events stay on disk and nothing is sent.
+    private func uploaderSettings(for configuration: Configuration) -> (settings: UploaderSettings, refusal: String?) {
+        var refusal: String?
+        var builder: UploadRequestBuilder?
+        switch Endpoint.resolve(configuration.endpoint, allowsInsecureHTTP: configuration.allowsInsecureHTTP) {
+        case .success(let endpoint):
+            let key = configuration.ingestKey
+            if key.hasPrefix("sdl_pub_") || key.hasPrefix("sdl_sec_") {
+                let system = UploadRequestBuilder.currentOperatingSystem()
+                builder = UploadRequestBuilder(eventsURL: endpoint.eventsURL, ingestKey: key, osName: system.name, osVersion: system.version)
+            }
+        case .failure(let error):
+            refusal = error.message
+        }
+        let settings = UploaderSettings(
+            builder: builder,
+            transport: configuration.transport ?? URLSessionTransport(),
+            compresses: configuration.compressesRequests,
+            requestTimeout: configuration.requestTimeout,
+            maxConcurrentRequests: max(1, configuration.maxConcurrentRequests),
+            backoffScale: hooks.backoffScale
+        )
+        return (settings, refusal)
+    }
 
     /// Starts the client with the product's defaults for everything not given.
     /// - Parameters:

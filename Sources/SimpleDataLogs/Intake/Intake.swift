@@ -29,7 +29,11 @@ final class Intake: Sendable {
 
     private struct State: Sendable {
         var items: [IntakeItem] = []
+        /// The opt-out's state: `setEnabled`.
         var enabled = true
+        /// Whether `track` takes events: off after `setEnabled(false)`, and during
+        /// `flushAndDisable` before its opt-out arrives.
+        var accepting = true
         var configured = false
         var shutDown = false
         var wakePending = false
@@ -64,7 +68,7 @@ final class Intake: Sendable {
     func accept(_ makeEvent: (inout EventIDGenerator) -> Event) -> Acceptance {
         let (acceptance, wake): (Acceptance, Bool) = state.withLock { state in
             if state.shutDown { return (.ignoredAfterShutdown, false) }
-            guard state.enabled else {
+            guard state.accepting else {
                 state.ignoredWhileDisabled += 1
                 return (.ignoredWhileDisabled, false)
             }
@@ -94,7 +98,10 @@ final class Intake: Sendable {
     /// `setEnabled`, in order with the events.
     func enqueue(_ item: IntakeItem) {
         let wake: Bool = state.withLock { state in
-            if case .setEnabled(let enabled) = item { state.enabled = enabled }
+            if case .setEnabled(let enabled) = item {
+                state.enabled = enabled
+                state.accepting = enabled
+            }
             state.items.append(item)
             return state.configured && Self.claimWake(&state)
         }
@@ -104,7 +111,7 @@ final class Intake: Sendable {
     /// Ignores new events from now on, without the opt-out's deletion (which follows later,
     /// in order, through ``enqueue(_:)``).
     func stopAccepting() {
-        state.withLock { $0.enabled = false }
+        state.withLock { $0.accepting = false }
     }
 
     /// Whether new events are being taken (the opt-out's state, as of the last call).

@@ -32,6 +32,7 @@ extension JournalActor {
         openSequence = nextSequence
         nextSequence += 1
         enforceCaps()
+        uploaderSignals?.yield(.batchesAvailable)
     }
 
     /// Writes `batch` as a file by the sealing protocol, or keeps it in memory when the disk

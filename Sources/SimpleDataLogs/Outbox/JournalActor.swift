@@ -101,13 +101,37 @@ actor JournalActor {
         return reached || signal.wait(timeout: timeout) == .success
     }
 
-    /// Recovers the folder, then writes what arrives on `input` until it finishes.
+    /// Tells the uploader when batches are ready; set before `run`.
+    var uploaderSignals: AsyncStream<UploaderSignal>.Continuation?
+
+    func attach(uploaderSignals: AsyncStream<UploaderSignal>.Continuation) {
+        self.uploaderSignals = uploaderSignals
+    }
+
+    /// Recovers the folder, then writes what arrives on `input` until it finishes. The area
+    /// stays held afterwards, for the uploader's last send; ``close()`` gives it back.
     func run(input: AsyncStream<[PipelineItem]>) async {
         recoverAtLaunch()
+        // The opt-out may already be waiting in the first chunk: only announce leftovers to the
+        // uploader when collecting, so an opted-out launch sends not a byte.
+        if !sealed.isEmpty && intake.isEnabled { uploaderSignals?.yield(.batchesAvailable) }
         for await chunk in input {
             if let gate { await gate.pass() }
             handle(chunk)
         }
+        sealTimer?.cancel()
+        commit()
+    }
+
+    /// Seals the open batch now (for `flush` and `shutdown`).
+    func sealOpenBatch() {
+        commit()
+        seal()
+    }
+
+    /// Closes the journal and gives the area back; the next process (or a sibling) adopts
+    /// what is left.
+    func close() {
         sealTimer?.cancel()
         commit()
         closeJournal()

@@ -20,6 +20,10 @@ package struct TestHooks: Sendable {
     package var crashPoint: SealCrashPoint?
     package var sealPolicy: SealPolicy?
     package var caps: OutboxCaps?
+    /// Whether the uploader runs; outbox unit tests turn it off to look at files undisturbed.
+    package var startsUploader = true
+    /// Multiplies every backoff delay (`sdl demo` shortens the wait, and says so).
+    package var backoffScale: Double = 1
 
     package init() {}
 }

@@ -12,20 +12,32 @@ final class Pipeline: Sendable {
     let identity: IdentityActor
     let sessions: SessionsActor
     let journal: JournalActor
+    let reports: DeliveryReportHub
     private let stagesExecutor: ThreadExecutor
     private let journalExecutor: ThreadExecutor
+    private let uploaderExecutor: ThreadExecutor
     private let intake: Intake
+    private let clock: any Clock<Duration>
+    /// Where the uploader's loop listens; `nil` when uploads are off (outbox unit tests).
+    private let uploaderSignals: AsyncStream<UploaderSignal>.Continuation?
     /// Owns the three stage loops; ends when the intake shuts down and every stage has drained.
-    private let task: Task<Void, Never>
+    private let stagesTask: Task<Void, Never>
+    /// Owns the uploader's loop; ends when its signals finish, or at once when cancelled.
+    private let uploaderTask: Task<Void, Never>?
 
     init(
         intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
-        clock: any Clock<Duration>, policy: SealPolicy, hooks: TestHooks
+        clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy,
+        uploader settings: UploaderSettings, hooks: TestHooks
     ) {
         self.intake = intake
+        self.clock = clock
         let problemLog = ProblemLog(logger: logger)
         stagesExecutor = ThreadExecutor(name: "SimpleDataLogs.stages")
         journalExecutor = ThreadExecutor(name: "SimpleDataLogs.journal")
+        uploaderExecutor = ThreadExecutor(name: "SimpleDataLogs.uploader")
+        let reports = DeliveryReportHub()
+        self.reports = reports
         let identity = IdentityActor(intake: intake, counters: counters, problemLog: problemLog, executor: stagesExecutor)
         let sessions = SessionsActor(executor: stagesExecutor)
         let journal = JournalActor(
@@ -37,7 +49,28 @@ final class Pipeline: Sendable {
         self.journal = journal
         let (toSessions, toSessionsInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
         let (toJournal, toJournalInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
-        task = Task {
+
+        if hooks.startsUploader {
+            // Unbounded: signals are few (one per seal, timer or flush) and must not be lost.
+            let (signals, signalInput) = AsyncStream.makeStream(of: UploaderSignal.self, bufferingPolicy: .unbounded)
+            uploaderSignals = signalInput
+            let uploader = Self.makeUploader(
+                clock: clock, wallClock: wallClock, journal: journal, settings: settings, logger: logger,
+                reports: reports, intake: intake, signals: signalInput, executor: uploaderExecutor
+            )
+            let executor = uploaderExecutor
+            uploaderTask = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask(preferring: executor) { await uploader(signals) }
+                }
+            }
+        } else {
+            uploaderSignals = nil
+            uploaderTask = nil
+        }
+        let uploaderSignals = uploaderSignals
+        stagesTask = Task {
+            if let uploaderSignals { await journal.attach(uploaderSignals: uploaderSignals) }
             await withTaskGroup(of: Void.self) { group in
                 // Each loop prefers its actor's thread, so that it is woken there, not on the pool.
                 group.addTask(preferring: identity.executor) { await identity.run(output: toSessionsInput) }
@@ -47,11 +80,55 @@ final class Pipeline: Sendable {
         }
     }
 
-    /// Stops the intake, lets every stage finish what it holds, and stops the stage threads.
-    func shutDown() async {
+    /// Opens the clock's concrete type, so the uploader works with the clock's own instants.
+    private static func makeUploader<C: Clock>(
+        clock: C, wallClock: any WallClock, journal: JournalActor, settings: UploaderSettings, logger: SDKLogger,
+        reports: DeliveryReportHub, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation, executor: ThreadExecutor
+    ) -> @Sendable (AsyncStream<UploaderSignal>) async -> Void where C.Duration == Duration {
+        let uploader = Uploader(
+            clock: clock, wallClock: wallClock, journal: journal, settings: settings, logger: logger,
+            reports: reports, intake: intake, signals: signals, executor: executor
+        )
+        return { input in await uploader.run(input) }
+    }
+
+    /// Seals the open batch and has the uploader try every queued batch once.
+    /// - Returns: Whether the attempt ended (`false` when the calling task was cancelled).
+    func flushOnce() async {
+        await journal.sealOpenBatch()
+        guard let uploaderSignals else { return }
+        let done = Barrier()
+        uploaderSignals.yield(.flush(done))
+        await done.wait()
+    }
+
+    /// Stops the intake, lets every stage finish what it holds, tries one send within
+    /// `timeLimit` (on the client's clock), keeps the rest on disk, and stops the threads.
+    func shutDown(timeLimit: Duration) async {
         intake.shutDown()
-        await task.value
+        await stagesTask.value
+        if intake.isEnabled {
+            await withTimeLimit(timeLimit) { await self.flushOnce() }
+        }
+        uploaderSignals?.finish()
+        uploaderTask?.cancel()
+        await uploaderTask?.value
+        await journal.close()
+        reports.finish()
         stagesExecutor.stop()
         journalExecutor.stop()
+        uploaderExecutor.stop()
+    }
+
+    /// Runs `work` until it ends or `limit` passes on the client's clock, whichever is first;
+    /// `work` is cancelled when the limit wins.
+    func withTimeLimit(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async {
+        let clock = clock
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await work() }
+            group.addTask { try? await clock.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 }

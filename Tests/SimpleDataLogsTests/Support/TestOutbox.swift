@@ -23,22 +23,35 @@ struct TestClient: Sendable {
     let wallClock: SettableWallClock
     let clock: ManualClock
 
+    /// Where the client sends, when a test gives a local ingest; otherwise uploads are off and
+    /// the outbox can be looked at undisturbed.
+    let endpoint: URL?
+
     init(
         configure: Bool = true, key: String = "sdl_pub_test0000000000", gate: WriterGate? = nil,
-        hooks: TestHooks = TestHooks(), directory: TemporaryDirectory = TemporaryDirectory(), environment: [String: String] = [:]
+        hooks: TestHooks = TestHooks(), directory: TemporaryDirectory = TemporaryDirectory(),
+        environment: [String: String] = [:], endpoint: URL? = nil
     ) {
+        self.endpoint = endpoint
         self.directory = directory
         log = RecordingLogSink()
         wallClock = SettableWallClock()
         clock = ManualClock()
         var hooks = hooks
         if let gate { hooks.writerGate = gate }
+        if endpoint == nil { hooks.startsUploader = false }
         client = SimpleDataLogsClient(clock: clock, wallClock: wallClock, logSink: log, hooks: hooks, environment: environment)
         if configure { self.configure(key: key) }
     }
 
     func configure(key: String = "sdl_pub_test0000000000") {
-        client.configure(ingestKey: key, storageDirectory: directory.url)
+        // With uploads off, an endpoint nothing listens on: no test ever reaches for the internet.
+        client.configure(ingestKey: key, endpoint: endpoint ?? URL(string: "http://127.0.0.1:9")!, storageDirectory: directory.url)
+    }
+
+    /// Waits until every event tracked so far is in the journal, without sealing or sending.
+    func drain() async {
+        await client.journalEverythingTrackedSoFar()
     }
 
     /// Every event stored in the outbox (sealed batches oldest first, then journals), parsed
@@ -49,7 +62,7 @@ struct TestClient: Sendable {
 
     /// Journals everything tracked so far, then reads the journal.
     func flushedEvents() async throws -> [[String: Any]] {
-        await client.flush()
+        await drain()
         return try journaledEvents()
     }
 

@@ -1,0 +1,88 @@
+public import Foundation
+
+/// What happened to one batch, as the delivery reports tell it.
+public enum DeliveryReport: Sendable, Hashable {
+    /// The ingest accepted the batch (202): `delivered` events counted, `rejected` ones listed.
+    case delivered(batchID: UUID, delivered: Int, rejected: [RejectedEvent])
+    /// The batch was set aside after a 400 or a 415 to an uncompressed body; kept on disk.
+    case setAside(batchID: UUID, events: Int, reason: String)
+    /// The batch's events were dropped: a single event too large for any request.
+    case dropped(batchID: UUID, events: Int, reason: String)
+    /// The batch was split in half after a 413; the halves are sent next.
+    case split(batchID: UUID, into: [UUID])
+    /// The try failed (no answer, or an answer that calls for a retry); the batch stays on disk.
+    case willRetry(batchID: UUID, after: Duration, reason: String)
+    /// The ingest refused the key (401); sending is paused until the next probe.
+    case pausedForKey(nextProbeAfter: Duration)
+}
+
+/// One event the ingest listed in a 202's `rejected`: it will never be accepted and is not resent.
+public struct RejectedEvent: Sendable, Hashable {
+    /// Its position in the batch, when the ingest gave it.
+    public var index: Int?
+    /// Its `event_id`, when the ingest echoed it.
+    public var eventID: String?
+    /// Why the ingest rejected it.
+    public var reason: String
+}
+
+/// A stream of ``DeliveryReport``s for one subscriber, from ``SimpleDataLogsClient/deliveryReports(bufferingNewest:)``.
+///
+/// Buffered with a bound: a subscriber that falls behind loses the oldest reports (counted in
+/// ``droppedCount``), so a slow reader never slows the uploader. It finishes when the client
+/// shuts down.
+public struct DeliveryReports: AsyncSequence, Sendable {
+    /// The reports.
+    public typealias Element = DeliveryReport
+
+    let stream: AsyncStream<DeliveryReport>
+    let dropped: Locked<Int>
+
+    /// How many reports this subscriber lost because its buffer was full.
+    public var droppedCount: Int { dropped.withLock { $0 } }
+
+    /// Iterates over the reports.
+    public func makeAsyncIterator() -> AsyncStream<DeliveryReport>.Iterator { stream.makeAsyncIterator() }
+}
+
+/// Fans reports out to every subscriber; never blocks the uploader.
+final class DeliveryReportHub: Sendable {
+    private struct Subscriber: Sendable {
+        var continuation: AsyncStream<DeliveryReport>.Continuation
+        var dropped: Locked<Int>
+    }
+
+    private let subscribers = Locked<[Int: Subscriber]>([:])
+    private let nextID = Locked(0)
+
+    func subscribe(bufferingNewest limit: Int) -> DeliveryReports {
+        let (stream, continuation) = AsyncStream.makeStream(of: DeliveryReport.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
+        let dropped = Locked(0)
+        let id = nextID.withLock { id in
+            defer { id += 1 }
+            return id
+        }
+        subscribers.withLock { $0[id] = Subscriber(continuation: continuation, dropped: dropped) }
+        continuation.onTermination = { [weak self] _ in
+            self?.subscribers.withLock { _ = $0.removeValue(forKey: id) }
+        }
+        return DeliveryReports(stream: stream, dropped: dropped)
+    }
+
+    func publish(_ report: DeliveryReport) {
+        let current = subscribers.withLock { Array($0.values) }
+        for subscriber in current {
+            if case .dropped = subscriber.continuation.yield(report) {
+                subscriber.dropped.withLock { $0 += 1 }
+            }
+        }
+    }
+
+    func finish() {
+        let current = subscribers.withLock { subscribers in
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }
+        for subscriber in current { subscriber.continuation.finish() }
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+
+/// Delivers sealed batches, oldest first, exactly as INGEST-API.md says, and applies the answer
+/// table through ``AnswerPolicy``, ``Backoff`` and ``KeyProbeSchedule``.
+///
+/// One loop (`run`) does all the sending, driven by ``UploaderSignal``s: the outbox says batches
+/// are ready, a timer runs out, or `flush()` asks for a pass. Generic over the clock so that its
+/// deadlines and probe times are the clock's own instants; tests pass `ManualClock`.
+///
+/// State machine (DESIGN.md, "The uploader"):
+/// ```
+/// idle ──batches──▶ sending ──202──▶ sending (next batch) ──queue empty──▶ idle
+///                      │ 5xx/429/timeout/offline ──▶ backingOff(until) ──timer/flush──▶ sending
+///                      │ 401 ──▶ pausedForKey(probe at +1 min, then +10 min) ──timer──▶ sending (probe)
+///                      │ 400 / 415 plain ──▶ set aside, next batch
+///                      │ 413 ──▶ split (or drop a single event), next batch
+/// ```
+actor Uploader<C: Clock> where C.Duration == Duration {
+    nonisolated let executor: ThreadExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private let clock: C
+    private let wallClock: any WallClock
+    private let journal: JournalActor
+    private let settings: UploaderSettings
+    private let logger: SDKLogger
+    private let reports: DeliveryReportHub
+    private let intake: Intake
+    private let signals: AsyncStream<UploaderSignal>.Continuation
+
+    private var backoff = Backoff()
+    private var probe = KeyProbeSchedule<C.Instant>()
+    private var resumeAt: C.Instant?
+    private var timer: Task<Void, Never>?
+    private var timerGeneration = 0
+    private var random = SystemRandomNumberGenerator()
+    private var failureEpisodeLogged = false
+    private var rejectionLogged = false
+
+    init(
+        clock: C, wallClock: any WallClock, journal: JournalActor, settings: UploaderSettings, logger: SDKLogger,
+        reports: DeliveryReportHub, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation, executor: ThreadExecutor
+    ) {
+        self.clock = clock
+        self.wallClock = wallClock
+        self.journal = journal
+        self.settings = settings
+        self.logger = logger
+        self.reports = reports
+        self.intake = intake
+        self.signals = signals
+        self.executor = executor
+    }
+
+    /// Handles signals until the stream finishes.
+    func run(_ input: AsyncStream<UploaderSignal>) async {
+        for await signal in input {
+            switch signal {
+            case .batchesAvailable:
+                await sendPass(isFlush: false)
+            case .timerFired(let generation):
+                guard generation == timerGeneration else { continue }
+                resumeAt = nil
+                await sendPass(isFlush: false)
+            case .flush(let barrier):
+                await sendPass(isFlush: true)
+                barrier.pass()
+            }
+        }
+        timer?.cancel()
+    }
+
+    /// Sends queued batches, oldest first, up to `maxConcurrentRequests` at once. A flush tries
+    /// each queued batch once and ignores a backoff; a normal pass goes on until the queue is
+    /// empty or an answer says to wait.
+    private func sendPass(isFlush: Bool) async {
+        guard settings.builder != nil, intake.isEnabled else { return }
+        let now = clock.now
+        if probe.isPaused && !probe.maySend(at: now) { return }
+        if !isFlush, let resumeAt, now < resumeAt { return }
+        var tried: Set<UUID> = []
+        while !Task.isCancelled {
+            let next = await journal.sealedBatches.lazy.filter { !tried.contains($0.id) }.prefix(settings.maxConcurrentRequests)
+            guard !next.isEmpty, intake.isEnabled else { return }
+            var keepGoing = true
+            let outcomes = await send(Array(next))
+            for (batch, outcome) in outcomes {
+                tried.insert(batch.id)
+                if !(await apply(outcome, to: batch)) { keepGoing = false }
+            }
+            if !keepGoing { return }
+        }
+    }
+
+    /// One try of each batch, concurrently, each under the uploader's own deadline.
+    private func send(_ batches: [StoredBatch]) async -> [(StoredBatch, Attempted)] {
+        var loaded: [(StoredBatch, SealedBatch)] = []
+        for batch in batches {
+            if let sealed = await journal.load(batch.id) { loaded.append((batch, sealed)) }
+        }
+        guard let builder = settings.builder else { return [] }
+        let settings = settings
+        let clock = clock
+        let sentAt = wallClock.nowMilliseconds
+        return await withTaskGroup(of: (Int, Attempted).self) { group in
+            for (index, (_, sealed)) in loaded.enumerated() {
+                group.addTask {
+                    var gzip = settings.compresses
+                    while true {
+                        let request = builder.request(batchID: sealed.id, payloads: sealed.payloads, sentAt: sentAt, gzip: gzip, timeout: settings.requestTimeout)
+                        let outcome = await Self.sendWithDeadline(request, transport: settings.transport, clock: clock, timeout: settings.requestTimeout)
+                        let attempt = AnswerPolicy.Attempt(wasGzipped: request.isGzipped, eventCount: sealed.payloads.count)
+                        // 415 to a gzip body: the same batch once more, uncompressed.
+                        if case .answered(let response) = outcome, response.status == 415, attempt.wasGzipped, gzip {
+                            gzip = false
+                            continue
+                        }
+                        return (index, Attempted(outcome: outcome, attempt: attempt))
+                    }
+                }
+            }
+            var results: [(StoredBatch, Attempted)] = []
+            for await (index, attempted) in group { results.append((loaded[index].0, attempted)) }
+            return results.sorted { StoredBatch.isOlder($0.0, $1.0) }
+        }
+    }
+
+    struct Attempted: Sendable {
+        var outcome: AnswerPolicy.Outcome
+        var attempt: AnswerPolicy.Attempt
+    }
+
+    /// Sends one request, giving up when the uploader's deadline passes on the injected clock;
+    /// the transport's own timeout is only a backstop.
+    private static func sendWithDeadline(_ request: UploadRequest, transport: any Transport, clock: C, timeout: Duration) async -> AnswerPolicy.Outcome {
+        await withTaskGroup(of: AnswerPolicy.Outcome?.self) { group in
+            group.addTask {
+                do { return .answered(try await transport.send(request)) } catch { return .failed(TransportError(classifying: error)) }
+            }
+            group.addTask {
+                do { try await clock.sleep(for: timeout) } catch { return nil }
+                return .failed(TransportError(.timedOut, message: "no answer within \(timeout)"))
+            }
+            var first: AnswerPolicy.Outcome = .failed(TransportError(.cancelled, message: "the upload was cancelled"))
+            for await result in group {
+                guard let result else { continue }
+                first = result
+                break
+            }
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Applies the answer table to one batch. Returns whether the pass may go on.
+    private func apply(_ attempted: Attempted, to batch: StoredBatch) async -> Bool {
+        let action = AnswerPolicy.action(for: attempted.outcome, attempt: attempted.attempt, now: wallClock.now())
+        switch action {
+        case .delete(let rejected):
+            await journal.markDelivered(batch.id, rejected: rejected.count)
+            if backoff.consecutiveFailures > 0 || failureEpisodeLogged {
+                logger.info("The ingest answers again; delivered batch \(EventEncoder.lowercaseString(batch.id)) after \(backoff.consecutiveFailures) failed tries.")
+            }
+            failureEpisodeLogged = false
+            backoff.recordSuccess()
+            probe.recordAccepted()
+            let reported = rejected.map { RejectedEvent(index: $0.index, eventID: $0.eventID, reason: $0.reason) }
+            if let first = reported.first, !rejectionLogged {
+                rejectionLogged = true
+                logger.warning("The ingest rejected \(reported.count) event(s) of batch \(EventEncoder.lowercaseString(batch.id)) (first: \(first.reason)); they are counted and never resent. Later rejections are counted, not logged.")
+            }
+            reports.publish(.delivered(batchID: batch.id, delivered: batch.eventCount - reported.count, rejected: reported))
+            return true
+        case .pauseForKey:
+            let decision = probe.recordUnauthorized(at: clock.now)
+            let wait = clock.now.duration(to: decision.nextProbe)
+            if decision.logsConfigurationError {
+                logger.error("401 from the ingest: the key is unknown or not live yet. Pausing uploads; next probe in \(Int(wait.components.seconds)) s, then every 10 minutes. Events stay on disk. Check the key in configure.")
+            }
+            scheduleTimer(after: wait)
+            reports.publish(.pausedForKey(nextProbeAfter: wait))
+            return false
+        case .split:
+            if let (left, right) = await journal.split(batch.id) {
+                reports.publish(.split(batchID: batch.id, into: [left.id, right.id]))
+            }
+            return true
+        case .dropTooLarge:
+            await journal.dropTooLarge(batch.id)
+            logger.warning("The ingest refused a single event as too large (413); dropped it. Send fewer or shorter properties.")
+            reports.publish(.dropped(batchID: batch.id, events: batch.eventCount, reason: "too large (413)"))
+            return true
+        case .resendUncompressed:
+            // Handled inside `send`; reaching here means the uncompressed try also said 415.
+            return true
+        case .setAside(let reason):
+            await journal.setAside(batch.id)
+            let text: String
+            switch reason {
+            case .malformedBody(let message): text = "400 \(message ?? "bad body")"
+            case .unsupportedMediaType(let message): text = "415 \(message ?? "unsupported media type")"
+            }
+            logger.warning("The ingest refused batch \(EventEncoder.lowercaseString(batch.id)) (\(text)); set it aside on disk and moved on. `sdl outbox requeue` sends it again.")
+            reports.publish(.setAside(batchID: batch.id, events: batch.eventCount, reason: text))
+            return true
+        case .backOff(let retryAfter):
+            var delay = backoff.recordFailure(retryAfter: retryAfter, using: &random)
+            if settings.backoffScale != 1 { delay = delay * settings.backoffScale }
+            resumeAt = clock.now.advanced(by: delay)
+            scheduleTimer(after: delay)
+            let reason: String
+            switch attempted.outcome {
+            case .answered(let response): reason = "HTTP \(response.status)"
+            case .failed(let error): reason = error.description
+            }
+            if !failureEpisodeLogged {
+                failureEpisodeLogged = true
+                logger.warning("Could not deliver to the ingest (\(reason)); retrying with backoff. Events stay on disk.")
+            }
+            reports.publish(.willRetry(batchID: batch.id, after: delay, reason: reason))
+            return false
+        }
+    }
+
+    /// One timer at a time: a newer one makes the older one's firing stale.
+    private func scheduleTimer(after delay: Duration) {
+        timer?.cancel()
+        timerGeneration += 1
+        let generation = timerGeneration
+        let clock = clock
+        let signals = signals
+        timer = Task {
+            do { try await clock.sleep(for: delay) } catch { return }
+            signals.yield(.timerFired(generation: generation))
+        }
+    }
+
+    /// Ends the loop's timer at shutdown.
+    func stop() {
+        timer?.cancel()
+        timer = nil
+    }
+}

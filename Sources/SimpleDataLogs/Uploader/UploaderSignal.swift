@@ -1,0 +1,11 @@
+/// What wakes the uploader's loop. The loop is the only place that sends, so a batch is never
+/// sent twice at once, and a flush simply waits its turn behind a send already in flight.
+enum UploaderSignal: Sendable {
+    /// The outbox sealed (or recovered) batches.
+    case batchesAvailable
+    /// A backoff or key-probe timer ran out.
+    case timerFired(generation: Int)
+    /// `flush()`: try every queued batch once, ignoring a backoff (not a 401 pause), then pass
+    /// the barrier.
+    case flush(Barrier)
+}
