@@ -113,9 +113,11 @@ public final class SimpleDataLogsClient: Sendable {
         case .failure(let error):
             refusal = error.message
         }
+        let owned = configuration.transport == nil ? URLSessionTransport() : nil
         let settings = UploaderSettings(
             builder: builder,
-            transport: configuration.transport ?? URLSessionTransport(),
+            transport: configuration.transport ?? owned ?? URLSessionTransport(),
+            ownedTransport: owned,
             compresses: configuration.compressesRequests,
             requestTimeout: configuration.requestTimeout,
             maxConcurrentRequests: max(1, configuration.maxConcurrentRequests),

@@ -24,6 +24,7 @@ final class Pipeline: Sendable {
     private let stagesTask: Task<Void, Never>
     /// Owns the uploader's loop; ends when its signals finish, or at once when cancelled.
     private let uploaderTask: Task<Void, Never>?
+    private let ownedTransport: URLSessionTransport?
 
     init(
         intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
@@ -32,6 +33,7 @@ final class Pipeline: Sendable {
     ) {
         self.intake = intake
         self.clock = clock
+        ownedTransport = settings.ownedTransport
         let problemLog = ProblemLog(logger: logger)
         stagesExecutor = ThreadExecutor(name: "SimpleDataLogs.stages")
         journalExecutor = ThreadExecutor(name: "SimpleDataLogs.journal")
@@ -113,6 +115,7 @@ final class Pipeline: Sendable {
         uploaderSignals?.finish()
         uploaderTask?.cancel()
         await uploaderTask?.value
+        ownedTransport?.invalidate()
         await journal.close()
         reports.finish()
         stagesExecutor.stop()

@@ -2,11 +2,12 @@ import Foundation
 
 extension UploadRequestBuilder {
     /// This machine's OS name and version for the `User-Agent`, read from `ProcessInfo`: for
-    /// example `("Linux", "6.8.0")`, `("iOS", "17.4.1")`, `("macOS", "14.4")`.
+    /// example `("Linux", "6.18.44")` (the kernel's version), `("iOS", "17.4.1")`, `("macOS", "14.4")`.
     ///
     /// The version is the numeric `operatingSystemVersion`, not `operatingSystemVersionString`,
-    /// whose format differs by platform (on Linux it is the whole kernel build string). Read it
-    /// once, when the uploader starts.
+    /// whose text differs by platform (on Linux it is the distribution's name, such as
+    /// `Debian GNU/Linux 12 (bookworm)`, with no version of the kernel). Read it once, when the
+    /// uploader starts.
     /// - Returns: The name and the version.
     static func currentOperatingSystem() -> (name: String, version: String) {
         let version = ProcessInfo.processInfo.operatingSystemVersion

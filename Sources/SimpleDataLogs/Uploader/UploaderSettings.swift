@@ -3,6 +3,9 @@ struct UploaderSettings: Sendable {
     /// Builds the requests; `nil` when nothing may be sent (a refused endpoint, a bad key).
     var builder: UploadRequestBuilder?
     var transport: any Transport
+    /// The default transport the client made for itself, invalidated at shutdown so its
+    /// connections and descriptors go; a transport the app passed stays the app's.
+    var ownedTransport: URLSessionTransport?
     var compresses: Bool
     var requestTimeout: Duration
     var maxConcurrentRequests: Int

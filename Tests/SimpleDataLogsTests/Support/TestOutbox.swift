@@ -26,13 +26,16 @@ struct TestClient: Sendable {
     /// Where the client sends, when a test gives a local ingest; otherwise uploads are off and
     /// the outbox can be looked at undisturbed.
     let endpoint: URL?
+    let adjust: @Sendable (inout SimpleDataLogsClient.Configuration) -> Void
 
     init(
         configure: Bool = true, key: String = "sdl_pub_test0000000000", gate: WriterGate? = nil,
         hooks: TestHooks = TestHooks(), directory: TemporaryDirectory = TemporaryDirectory(),
-        environment: [String: String] = [:], endpoint: URL? = nil
+        environment: [String: String] = [:], endpoint: URL? = nil,
+        adjust: @escaping @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { _ in }
     ) {
         self.endpoint = endpoint
+        self.adjust = adjust
         self.directory = directory
         log = RecordingLogSink()
         wallClock = SettableWallClock()
@@ -46,7 +49,11 @@ struct TestClient: Sendable {
 
     func configure(key: String = "sdl_pub_test0000000000") {
         // With uploads off, an endpoint nothing listens on: no test ever reaches for the internet.
-        client.configure(ingestKey: key, endpoint: endpoint ?? URL(string: "http://127.0.0.1:9")!, storageDirectory: directory.url)
+        var configuration = SimpleDataLogsClient.Configuration(
+            ingestKey: key, endpoint: endpoint ?? URL(string: "http://127.0.0.1:9")!, storageDirectory: directory.url
+        )
+        adjust(&configuration)
+        client.configure(configuration)
     }
 
     /// Waits until every event tracked so far is in the journal, without sealing or sending.
