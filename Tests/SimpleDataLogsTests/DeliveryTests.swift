@@ -308,3 +308,40 @@ struct DeliveryTests {
         ingest.stop()
     }
 }
+
+@Suite("Delivery: server configuration and reports")
+struct DeliveryServerTests {
+    @Test("larger batches and several requests in flight deliver everything once")
+    func concurrentRequests() async throws {
+        let delivery = try Delivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(20)), adjust: {
+            $0.batchSize = 200
+            $0.maxConcurrentRequests = 4
+        })
+        for chunk in 0..<5 {
+            delivery.track((chunk * 1_000)..<((chunk + 1) * 1_000))
+            await delivery.test.drain()
+        }
+        await delivery.client.flush()
+        #expect(delivery.deliveredSeqs == Array(0..<5_000))
+        #expect(delivery.ingest.summary.batches == 25)
+        #expect(delivery.ingest.rawEvents.count == 5_000, "nothing sent twice")
+        #expect(delivery.client.counters.isBalanced)
+        await delivery.tearDown()
+    }
+
+    @Test("each subscriber gets its own bounded report stream, which counts what it dropped and finishes at shutdown")
+    func reportStreams() async throws {
+        let delivery = try Delivery()
+        let slow = delivery.client.deliveryReports(bufferingNewest: 2)
+        let other = delivery.client.deliveryReports()
+        delivery.track(0..<250)
+        await delivery.client.flush()
+        await delivery.tearDown()
+        var slowCount = 0
+        for await _ in slow { slowCount += 1 }
+        var otherCount = 0
+        for await _ in other { otherCount += 1 }
+        #expect(otherCount == 5, "one report per batch")
+        #expect(slowCount == 2 && slow.droppedCount == 3)
+    }
+}

@@ -50,6 +50,38 @@ struct OutboxCrashTests {
         #expect(seqs.sorted() == Array(0..<seqs.count), "a prefix: nothing above a gap")
         await restarted.tearDown()
     }
+
+    @Test("a child delivering to a local ingest is killed mid-stream; after a restart every event at or below its watermark is delivered, each under one event_id")
+    func killedWhileDelivering() async throws {
+        let ingest = try LocalIngest()
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        let endpoint = ingest.endpoint.absoluteString
+        let watermark: Int = try await onOwnThread {
+            let child = try ChildProcess("OutboxCrashChild", ["stream", path, "1000000"], environment: ["SDL_TEST_ENDPOINT": endpoint])
+            var last = 0
+            while let line = child.readLine(until: { $0.hasPrefix("watermark ") }) {
+                last = Int(line.dropFirst("watermark ".count)) ?? last
+                if last >= 2_000 { break }
+            }
+            child.kill()
+            return last
+        }
+        #expect(watermark >= 1_000)
+        let restarted = TestClient(directory: directory, endpoint: ingest.endpoint)
+        await restarted.client.flush()
+        await restarted.client.flush()
+        var idsBySeq: [Int: Set<String>] = [:]
+        for event in ingest.rawEvents {
+            if case .int(let seq)? = event.properties["seq"] { idsBySeq[Int(seq), default: []].insert(event.eventID) }
+        }
+        let lost = (0..<watermark).filter { idsBySeq[$0] == nil }
+        #expect(lost.isEmpty, "lost at or below the watermark: \(lost.prefix(10))")
+        #expect(idsBySeq.values.filter { $0.count > 1 }.isEmpty, "no sequence number under two event_ids")
+        #expect(try JournalReader.events(inOutbox: path).isEmpty, "nothing left on disk after the final flush")
+        await restarted.tearDown()
+        ingest.stop()
+    }
 }
 
 @Suite("Outbox: areas and locks")

@@ -89,3 +89,37 @@ extension SimpleDataLogsClient {
         await barrier.wait()
     }
 }
+
+extension SimpleDataLogsClient {
+    /// Runs `operation` with a configured client and shuts it down on every way out: return,
+    /// throw or cancellation. For scripts, jobs and tests that want the client's lifetime to be
+    /// a scope.
+    ///
+    /// ```swift
+    /// try await SimpleDataLogsClient.withClient(.init(ingestKey: "sdl_sec_…")) { analytics in
+    ///     analytics.track("job_finished", properties: ["rows": 1_200])
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - configuration: How to configure the client.
+    ///   - shutdownTimeLimit: How long the last send may take on the way out.
+    ///   - operation: The work, given the client.
+    /// - Returns: What `operation` returns.
+    public static func withClient<Result>(
+        _ configuration: Configuration,
+        shutdownTimeLimit: Duration = .seconds(5),
+        isolation: isolated (any Actor)? = #isolation,
+        operation: (SimpleDataLogsClient) async throws -> Result
+    ) async rethrows -> Result {
+        let client = SimpleDataLogsClient()
+        client.configure(configuration)
+        do {
+            let result = try await operation(client)
+            await client.shutdown(timeLimit: shutdownTimeLimit)
+            return result
+        } catch {
+            await client.shutdown(timeLimit: shutdownTimeLimit)
+            throw error
+        }
+    }
+}

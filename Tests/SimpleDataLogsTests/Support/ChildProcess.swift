@@ -18,12 +18,13 @@ final class ChildProcess {
         return nil
     }
 
-    init(_ name: String, _ arguments: [String]) throws {
+    init(_ name: String, _ arguments: [String], environment extra: [String: String] = [:]) throws {
         guard let path = Self.executable(name) else { throw ChildError.notBuilt(name) }
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardOutput = output
         try process.run()

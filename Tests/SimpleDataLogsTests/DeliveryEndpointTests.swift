@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// A 202 body accepting everything.
+private let accepted = UploadResponse(status: 202, body: Data(#"{"accepted":1,"duplicates":0,"rejected":[]}"#.utf8))
+
+@Suite("Delivery: endpoints, backoff over time, structured lifetime")
+struct DeliveryEndpointTests {
+    @Test("endpoint forms: the default, a trailing slash, a path prefix; plain HTTP refused unless loopback or opted in", arguments: [
+        ("https://edge.simpledatalogs.com", false, "https://edge.simpledatalogs.com/v1/events"),
+        ("https://proxy.example.com/", false, "https://proxy.example.com/v1/events"),
+        ("https://proxy.example.com/sdl/", false, "https://proxy.example.com/sdl/v1/events"),
+        ("http://relay.internal:8080", true, "http://relay.internal:8080/v1/events"),
+        ("http://relay.internal:8080", false, ""),
+    ])
+    func endpoints(configured: String, optIn: Bool, expected: String) async throws {
+        // An in-memory transport: these hosts are never contacted.
+        let transport = InMemoryTransport(answers: [accepted])
+        let test = TestClient(endpoint: URL(string: configured)!, adjust: {
+            $0.transport = transport
+            $0.allowsInsecureHTTP = optIn
+        })
+        test.client.track("e")
+        await test.client.flush()
+        if expected.isEmpty {
+            #expect(transport.sent.isEmpty, "nothing is sent")
+            #expect(test.log.lines.filter { $0.level == .error }.count == 1, "one log line")
+            #expect(test.client.counters.pendingOnDisk == 1, "the event stays on disk")
+        } else {
+            #expect(transport.sent.map(\.url.absoluteString) == [expected])
+        }
+        await test.tearDown()
+    }
+
+    @Test("with the ingest down for a simulated hour, the attempts stay within what the backoff formula allows")
+    func anHourOffline() async throws {
+        let transport = InMemoryTransport(answers: []) // every try: cannot connect
+        let test = TestClient(endpoint: URL(string: "https://edge.simpledatalogs.com")!, adjust: { $0.transport = transport })
+        let reports = test.client.deliveryReports()
+        test.client.track("e")
+        await test.client.flush() // seals; the first tries happen now
+        var waited: Duration = .zero
+        var attempts = 0
+        var iterator = reports.makeAsyncIterator()
+        while waited < .seconds(3_600) {
+            guard case .willRetry(_, let after, _)? = await iterator.next() else { continue }
+            attempts += 1
+            #expect(after <= .seconds(300), "never more than the 5-minute cap")
+            waited += after
+            await test.clock.waitForSleepers(count: 1)
+            test.clock.advance(by: after)
+        }
+        // The flush's own try plus the timer's: each wait is uniform in [0, min(300 s, 2^(n-1) s)],
+        // about 150 s on average once capped, so an hour holds about 30; 120 would mean a busy loop.
+        #expect(attempts >= 5 && attempts <= 120, "\(attempts) attempts in a simulated hour")
+        #expect(transport.sent.count == attempts + 1 || transport.sent.count == attempts, "one request per attempt")
+        await test.tearDown()
+    }
+
+    @Test("withClient runs the body, then shuts the client down, even when the body throws")
+    func scopedClient() async throws {
+        struct Boom: Error {}
+        let ingest = try LocalIngest()
+        let directory = TemporaryDirectory()
+        let configuration = SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_scoped00000000", endpoint: ingest.endpoint, storageDirectory: directory.url)
+        await #expect(throws: Boom.self) {
+            try await SimpleDataLogsClient.withClient(configuration) { client in
+                for seq in 0..<5 { client.track("scoped", properties: ["seq": .int(Int64(seq))]) }
+                throw Boom()
+            }
+        }
+        // Shutdown sent what it could within its limit before returning.
+        #expect(ingest.receivedEvents.count == 5)
+        ingest.stop()
+        directory.remove()
+    }
+
+    @Test("uploads go on while every thread of the cooperative pool is blocked")
+    func uploadsWithPoolSaturated() async throws {
+        let delivery = try Delivery()
+        let client = delivery.client
+        let ingest = delivery.ingest
+        delivery.track(0..<10)
+        await client.flush()
+        let poolWidth = ProcessInfo.processInfo.activeProcessorCount
+        let delivered: Int = await withCheckedContinuation { (result: CheckedContinuation<Int, Never>) in
+            Thread {
+                let entered = DispatchSemaphore(value: 0)
+                let release = DispatchSemaphore(value: 0)
+                for _ in 0..<poolWidth {
+                    Task.detached {
+                        entered.signal()
+                        release.wait() // Deliberately blocks a pool thread: this is the test's load.
+                    }
+                }
+                for _ in 0..<poolWidth { entered.wait() }
+                for seq in 10..<110 { client.track("e", properties: ["seq": .int(Int64(seq))]) }
+                // Waits on a real server over a real socket, bounded: the SDK seals two batches of
+                // 50 and sends them with no pool thread free.
+                let deadline = Date().addingTimeInterval(20)
+                while ingest.summary.accepted < 110 && Date() < deadline { usleep(2_000) }
+                let count = ingest.summary.accepted
+                for _ in 0..<poolWidth { release.signal() }
+                result.resume(returning: count)
+            }.start()
+        }
+        #expect(delivered == 110)
+        await delivery.tearDown()
+    }
+}
