@@ -11,6 +11,11 @@ import SimpleDataLogs
 //       as the journal confirms them, until the parent kills it.
 //   OutboxCrashChild hold <folder> <count>
 //       tracks `count` events, prints "ready", and waits to be killed (it holds its area).
+//   OutboxCrashChild exit-plain <folder> <count>
+//       a command-line tool through the static façade: tracks and returns from main without
+//       calling anything (the exit hook journals; the next run sends).
+//   OutboxCrashChild exit-shutdown <folder> <count>
+//       the same, ending with `await SimpleDataLogs.shutdown()` (everything sent before exit).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 3 else {
@@ -19,6 +24,16 @@ guard arguments.count >= 3 else {
 }
 let mode = arguments[0]
 let folder = URL(fileURLWithPath: arguments[1])
+
+if mode.hasPrefix("exit-") {
+    // The façade, as a tool would use it; SDL_TEST_ENDPOINT names the local ingest.
+    let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:9")!
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_lifecycle00000", endpoint: endpoint, storageDirectory: folder)
+    let count = Int(arguments[2]) ?? 10
+    for seq in 0..<count { SimpleDataLogs.track("cli", properties: ["seq": .int(Int64(seq))]) }
+    if mode == "exit-shutdown" { await SimpleDataLogs.shutdown() }
+    exit(0)
+}
 var hooks = TestHooks()
 if mode == "seal" { hooks.crashPoint = SealCrashPoint(rawValue: arguments[2]) }
 // SDL_TEST_ENDPOINT: a local ingest to deliver to; without it the child only writes its outbox.

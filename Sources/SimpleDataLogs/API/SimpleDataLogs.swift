@@ -164,4 +164,18 @@ public enum SimpleDataLogs {
 
     /// What happened to every event so far.
     public static var counters: DeliveryCounters { shared.counters }
+
+    /// Reports a change in whether someone is using the app; see
+    /// ``SimpleDataLogsClient/reportActivity(_:)``.
+    /// - Parameter activity: What changed, now.
+    public static func reportActivity(_ activity: ActivityEvent) {
+        shared.reportActivity(activity)
+    }
+
+    /// Reports of what happens to each batch; see ``SimpleDataLogsClient/deliveryReports(bufferingNewest:)``.
+    /// - Parameter limit: How many reports to hold for a slow reader.
+    /// - Returns: The reports.
+    public static func deliveryReports(bufferingNewest limit: Int = 1_000) -> DeliveryReports {
+        shared.deliveryReports(bufferingNewest: limit)
+    }
 }

@@ -73,7 +73,7 @@ extension SimpleDataLogsClient {
     }
 
     /// The hot path: stamp, enqueue, return.
-    func record(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?) {
+    func record(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?, origin requested: Event.Origin = .live) {
         let now = wallClock.nowMilliseconds
         let source: Event.DeviceIDSource
         if let deviceID {
@@ -84,7 +84,7 @@ extension SimpleDataLogsClient {
             source = .inherited
         }
         let timestamp = date?.millisecondsSince1970 ?? now
-        let origin: Event.Origin = date == nil ? .live : .backdated
+        let origin: Event.Origin = date == nil ? requested : .backdated
         let acceptance = intake.accept { ids in
             Event(
                 name: name, id: eventID ?? ids.next(milliseconds: now), timestamp: timestamp, trackedAt: now,

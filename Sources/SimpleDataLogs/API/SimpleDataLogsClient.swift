@@ -33,7 +33,7 @@ public final class SimpleDataLogsClient: Sendable {
     public convenience init(
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: any WallClock = SystemWallClock(),
-        logSink: any LogSink = StandardErrorLogSink()
+        logSink: any LogSink = SimpleDataLogsClient.defaultLogSink
     ) {
         self.init(clock: clock, wallClock: wallClock, logSink: logSink, hooks: TestHooks(), environment: ProcessInfo.processInfo.environment)
     }
@@ -58,6 +58,16 @@ public final class SimpleDataLogsClient: Sendable {
 
     var logger: SDKLogger { state.withLock { $0.logger } }
 
+    /// Where the SDK logs unless told otherwise: `os.Logger` on Apple platforms, standard error
+    /// elsewhere.
+    public static var defaultLogSink: any LogSink {
+        #if canImport(os)
+        return OSLogSink()
+        #else
+        return StandardErrorLogSink()
+        #endif
+    }
+
     // MARK: Configure
 
     /// Starts the client: opens the outbox and begins writing what was tracked so far.
@@ -77,7 +87,12 @@ public final class SimpleDataLogsClient: Sendable {
             state.pipeline = Pipeline(
                 intake: intake, counters: stageCounters, logger: logger, directory: directory,
                 clock: clock, wallClock: wallClock, policy: SealPolicy(maxEvents: configuration.batchSize),
-                uploader: uploader.settings, hooks: hooks
+                uploader: uploader.settings,
+                autocapture: AutocaptureSettings(
+                    capture: configuration.autocapture, sessionMode: configuration.sessionMode,
+                    activity: configuration.activity, crashReasonRedaction: configuration.crashReasonRedaction
+                ),
+                hooks: hooks
             )
             return .started
         }
@@ -92,7 +107,15 @@ public final class SimpleDataLogsClient: Sendable {
             if directory == nil {
                 logger.error("No storage folder: set SDL_STORAGE_DIR or HOME, or pass storageDirectory. Events are kept in memory only.")
             }
+            if configuration.autocapture.contains(.appLaunches) {
+                // Journaled in intake order; the outbox fills in `is_first_launch` for its folder.
+                record("app_launched", properties: [:], at: nil, eventID: nil, deviceID: nil, origin: .autocaptured)
+            }
             intake.markConfigured()
+            ClientRegistry.register(self)
+            #if canImport(UIKit) || canImport(AppKit)
+            Task { @MainActor in AppleLifecycle.attach(self) }
+            #endif
         }
     }
 
@@ -164,6 +187,16 @@ public final class SimpleDataLogsClient: Sendable {
         }
     }
 
+    // MARK: Activity
+
+    /// Reports a change in whether someone is using the app, for `app_state`, `engaged_ms` and
+    /// `.activation` sessions. The Apple adapters call it from the app's lifecycle; on Linux
+    /// a desktop app calls it itself (a server need not: it reports `background`).
+    /// - Parameter activity: What changed, now.
+    public func reportActivity(_ activity: ActivityEvent) {
+        intake.enqueue(.activity(activity, at: wallClock.nowMilliseconds))
+    }
+
     // MARK: Identity and opt-out
 
     /// Sets, or clears with `nil`, the `device_id` of every later event.
@@ -223,9 +256,12 @@ public final class SimpleDataLogsClient: Sendable {
 
     /// Marks the client shut down and returns its pipeline, if it was configured.
     func markShutDown() -> Pipeline? {
-        state.withLock { state in
+        ClientRegistry.unregister(self)
+        return state.withLock { state in
             state.isShutDown = true
             return state.pipeline
         }
     }
+
+    var isShutDown: Bool { state.withLock { $0.isShutDown } }
 }

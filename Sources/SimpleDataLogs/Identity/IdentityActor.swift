@@ -55,6 +55,8 @@ actor IdentityActor {
                 if !enabled { output.append(.optOut) }
             case .barrier(let barrier):
                 output.append(.barrier(barrier))
+            case .activity(let activity, let time):
+                output.append(.activity(activity, at: time))
             }
         }
         if invalid > 0 {

@@ -114,6 +114,16 @@ final class Intake: Sendable {
         state.withLock { $0.accepting = false }
     }
 
+    /// Counts events the SDK makes itself after the intake (`session_start`, `session_end`,
+    /// `app_crashed`…) as tracked and in flight, so the conservation law covers them too.
+    func admitGenerated(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { state in
+            state.tracked += count
+            state.inFlight += count
+        }
+    }
+
     /// Whether new events are being taken (the opt-out's state, as of the last call).
     var isEnabled: Bool { state.withLock { $0.enabled } }
 

@@ -18,6 +18,8 @@ extension JournalActor {
             }
         }
         if let layout {
+            // Session state and a saved crash record are unsent data too.
+            try? fileSystem.remove(layout.root + "/" + CrashRecordLocation.fileName)
             for name in (try? fileSystem.contents(ofDirectory: layout.quarantineFolder)) ?? [] {
                 try? fileSystem.remove(layout.quarantineFolder + "/" + name)
             }

@@ -30,6 +30,7 @@ extension JournalActor {
         areaLockDescriptor = lockDescriptor
         var found = AreaContents()
         normalize(area, into: &found)
+        leftoverSessions += takeLeftoverSessions(in: area.folder)
         adoptDeadAreas(in: layout, into: area, found: &found)
         nextSequence = max(nextSequence, found.highestSequence + 1)
         takeStock(of: area, in: layout)
@@ -123,6 +124,7 @@ extension JournalActor {
             guard fileSystem.tryLock(descriptor) else { continue }
             var theirs = AreaContents()
             normalize(dead, into: &theirs)
+            leftoverSessions += takeLeftoverSessions(in: dead.folder)
             // Keep their order among themselves, after everything of ours.
             var moves: [(from: String, to: String)] = []
             let base = max(found.highestSequence, nextSequence) + 1

@@ -26,6 +26,7 @@ actor JournalActor {
     let crashPoint: SealCrashPoint?
     let policy: SealPolicy
     let caps: OutboxCaps
+    let autocapture: AutocaptureSettings
     /// The outbox folder's layout, or `nil` in memory-only mode (no usable folder).
     let layout: OutboxLayout?
 
@@ -61,6 +62,10 @@ actor JournalActor {
     var evictionEpisodeLogged = false
 
     var encodeBuffer: [UInt8] = []
+    /// Whether this launch is the folder's first; read once, at the first `app_launched`.
+    var isFirstLaunch: Bool?
+    /// Sessions found at launch, ended once the pipeline is running.
+    var leftoverSessions: [SessionRules.Session] = []
     /// Tasks waiting for a number of seals (tests, and `flush` once the uploader lands).
     var sealWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     /// Batches sealed since launch (recovered ones included).
@@ -69,8 +74,9 @@ actor JournalActor {
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, hooks: TestHooks,
-        policy: SealPolicy, executor: ThreadExecutor
+        policy: SealPolicy, autocapture: AutocaptureSettings = AutocaptureSettings(), executor: ThreadExecutor
     ) {
+        self.autocapture = autocapture
         layout = directory.map(OutboxLayout.init(root:))
         self.fileSystem = fileSystem
         self.logger = logger
@@ -112,6 +118,9 @@ actor JournalActor {
     /// stays held afterwards, for the uploader's last send; ``close()`` gives it back.
     func run(input: AsyncStream<[PipelineItem]>) async {
         recoverAtLaunch()
+        endLeftoverSessions(leftoverSessions)
+        leftoverSessions = []
+        commit()
         // The opt-out may already be waiting in the first chunk: only announce leftovers to the
         // uploader when collecting, so an opted-out launch sends not a byte.
         if !sealed.isEmpty && intake.isEnabled { uploaderSignals?.yield(.batchesAvailable) }
@@ -149,13 +158,23 @@ actor JournalActor {
             case .barrier(let barrier):
                 commit()
                 barrier.pass()
+            case .sessionCheckpoint(let sessions):
+                keep(sessions)
+            case .activity:
+                break // consumed by the sessions stage
             }
         }
         commit()
     }
 
     /// Adds one event to the open batch, sealing before or after it as the policy says.
-    private func append(_ event: Event) {
+    func append(_ event: Event) {
+        var event = event
+        if event.origin == .autocaptured, event.name == "app_launched", event.properties["is_first_launch"] == nil {
+            // Only the outbox knows its folder's history; the flag is filled in here.
+            isFirstLaunch = isFirstLaunch ?? takeFirstLaunchFlag()
+            event.properties["is_first_launch"] = .bool(isFirstLaunch ?? false)
+        }
         encodeBuffer.removeAll(keepingCapacity: true)
         EventEncoder.encode(event, into: &encodeBuffer)
         guard SealedBatch.bodyBytes(payloadBytes: encodeBuffer.count, count: 1) <= policy.maxBodyBytes else {

@@ -29,7 +29,7 @@ final class Pipeline: Sendable {
     init(
         intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
         clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy,
-        uploader settings: UploaderSettings, hooks: TestHooks
+        uploader settings: UploaderSettings, autocapture: AutocaptureSettings, hooks: TestHooks
     ) {
         self.intake = intake
         self.clock = clock
@@ -41,10 +41,14 @@ final class Pipeline: Sendable {
         let reports = DeliveryReportHub()
         self.reports = reports
         let identity = IdentityActor(intake: intake, counters: counters, problemLog: problemLog, executor: stagesExecutor)
-        let sessions = SessionsActor(executor: stagesExecutor)
+        let sessions = SessionsActor(
+            sessionMode: autocapture.capture.contains(.sessions) ? autocapture.sessionMode : nil,
+            tracksActivity: autocapture.activity == .on, intake: intake, executor: stagesExecutor
+        )
         let journal = JournalActor(
             directory: directory, fileSystem: hooks.fileSystem, logger: logger, problemLog: problemLog,
-            counters: counters, intake: intake, clock: clock, hooks: hooks, policy: policy, executor: journalExecutor
+            counters: counters, intake: intake, clock: clock, hooks: hooks, policy: policy,
+            autocapture: autocapture, executor: journalExecutor
         )
         self.identity = identity
         self.sessions = sessions

@@ -7,6 +7,11 @@ enum PipelineItem: Sendable {
     case optOut
     /// Everything before this item has been handled by the stage that passes it on.
     case barrier(Barrier)
+    /// Someone started or stopped using the app (for the sessions stage), at a wall-clock time.
+    case activity(ActivityEvent, at: Int64)
+    /// The open sessions after this chunk, for the journal to keep, so that a process that dies
+    /// mid-session has its sessions ended at the next launch.
+    case sessionCheckpoint([SessionRules.Session])
 }
 
 /// What the app asked for, in the order it asked: the ordered intake that `track()` and the
@@ -17,4 +22,5 @@ enum IntakeItem: Sendable {
     case setDefaultProperties([String: PropertyValue])
     case setEnabled(Bool)
     case barrier(Barrier)
+    case activity(ActivityEvent, at: Int64)
 }

@@ -1,0 +1,23 @@
+#if canImport(os)
+import os
+
+/// The default log sink on Apple platforms: `os.Logger` with the subsystem
+/// `com.simpledatalogs.sdk`, so `log stream --predicate 'subsystem == "com.simpledatalogs.sdk"'
+/// --level debug` shows the SDK's lines. Not compiled on Linux (DESIGN.md lists it).
+public struct OSLogSink: LogSink {
+    private let logger = Logger(subsystem: SimpleDataLogs.logSubsystem, category: "sdk")
+
+    /// Creates the sink.
+    public init() {}
+
+    /// Sends one line to the unified log at the matching level.
+    public func log(_ level: LogLevel, _ message: String) {
+        switch level {
+        case .debug: logger.debug("\(message, privacy: .public)")
+        case .info: logger.info("\(message, privacy: .public)")
+        case .warning: logger.warning("\(message, privacy: .public)")
+        case .error, .off: logger.error("\(message, privacy: .public)")
+        }
+    }
+}
+#endif

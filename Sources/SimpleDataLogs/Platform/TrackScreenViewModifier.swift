@@ -1,0 +1,15 @@
+#if canImport(SwiftUI)
+import SwiftUI
+
+extension View {
+    /// Sends `screen_view` with a `screen` property each time this view appears. Not compiled on
+    /// Linux (DESIGN.md lists it); it only calls ``SimpleDataLogs/trackScreen(_:properties:)``.
+    /// - Parameters:
+    ///   - screen: The screen's name.
+    ///   - properties: More properties.
+    /// - Returns: The view, tracked.
+    public func trackScreenView(_ screen: String, properties: [String: PropertyValue] = [:]) -> some View {
+        onAppear { SimpleDataLogs.trackScreen(screen, properties: properties) }
+    }
+}
+#endif

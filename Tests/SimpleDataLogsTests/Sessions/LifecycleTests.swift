@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+@Suite("Lifecycle of command-line tools on Linux")
+struct LifecycleTests {
+    @Test("a tool that returns from main without calling anything has its events journaled by the exit hook, and its next run delivers them")
+    func exitWithoutCalls() async throws {
+        let ingest = try LocalIngest()
+        ingest.stop() // down during the tool's run
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        let ending = try await onOwnThread {
+            let child = try ChildProcess("OutboxCrashChild", ["exit-plain", path, "300"], environment: ["SDL_TEST_ENDPOINT": ingest.endpoint.absoluteString])
+            return child.wait()
+        }
+        #expect(ending.reason == .exit && ending.status == 0)
+        #expect(try JournalReader.events(inOutbox: path).count == 300, "all 300 journaled at exit")
+
+        let up = try LocalIngest()
+        let next = TestClient(directory: directory, endpoint: up.endpoint)
+        await next.client.flush()
+        let seqs = up.receivedEvents.compactMap { if case .int(let seq)? = $0.properties["seq"] { Int(seq) } else { nil } }.sorted()
+        #expect(seqs == Array(0..<300))
+        await next.tearDown()
+        up.stop()
+    }
+
+    @Test("a tool that awaits SimpleDataLogs.shutdown() has every event delivered before it exits")
+    func exitWithShutdown() async throws {
+        let ingest = try LocalIngest()
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        let endpoint = ingest.endpoint.absoluteString
+        let ending = try await onOwnThread {
+            let child = try ChildProcess("OutboxCrashChild", ["exit-shutdown", path, "300"], environment: ["SDL_TEST_ENDPOINT": endpoint])
+            return child.wait()
+        }
+        #expect(ending.reason == .exit && ending.status == 0)
+        #expect(ingest.receivedEvents.count == 300, "all delivered before the process ended")
+        #expect(try JournalReader.events(inOutbox: path).isEmpty)
+        ingest.stop()
+        directory.remove()
+    }
+
+    @Test("the synchronous drain journals what the intake holds, within its bound")
+    func synchronousDrain() async throws {
+        let test = TestClient()
+        for seq in 0..<500 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        let drained = try await onOwnThread { [client = test.client] in client.drainSynchronously(timeout: .seconds(5)) }
+        #expect(drained)
+        #expect(try test.journaledEvents().count == 500)
+        await test.tearDown()
+    }
+}
