@@ -152,6 +152,7 @@ public enum SimpleDataLogs {
     /// ``SimpleDataLogsClient/withDeviceID(_:isolation:operation:)``.
     /// - Parameters:
     ///   - deviceID: The device the work is for.
+    ///   - isolation: The caller's actor, inherited so `operation` needs not be `Sendable`.
     ///   - operation: The work.
     /// - Returns: What `operation` returns.
     public static func withDeviceID<Result>(

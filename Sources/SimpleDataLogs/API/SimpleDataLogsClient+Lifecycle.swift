@@ -103,6 +103,7 @@ extension SimpleDataLogsClient {
     /// - Parameters:
     ///   - configuration: How to configure the client.
     ///   - shutdownTimeLimit: How long the last send may take on the way out.
+    ///   - isolation: The caller's actor, inherited so `operation` needs not be `Sendable`.
     ///   - operation: The work, given the client.
     /// - Returns: What `operation` returns.
     public static func withClient<Result>(

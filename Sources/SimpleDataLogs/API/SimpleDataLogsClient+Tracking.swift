@@ -57,6 +57,7 @@ extension SimpleDataLogsClient {
     /// for request handlers: the id follows the task and its child tasks without being passed.
     /// - Parameters:
     ///   - deviceID: The device the work is for.
+    ///   - isolation: The caller's actor, inherited so `operation` needs not be `Sendable`.
     ///   - operation: The work.
     /// - Returns: What `operation` returns.
     public func withDeviceID<Result>(
