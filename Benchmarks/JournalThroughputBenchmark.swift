@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// Figure 2: sustained events/s from `track()` into the journal on disk, uploads off, with the
+/// SDK's real policy (batches of 50, each sealed with two `fsync`s), against encoding the same
+/// event with the same encoder and framing and writing it with one `write(2)` per 64 events.
+///
+/// Method: one producer thread keeps at most 4,000 events waiting (tracked minus
+/// `journalWatermark.eventsWritten`), so the backlog never skips and the journal is never idle;
+/// the rate is the watermark's growth over the measured window, after a warm-up.
+
+struct JournalThroughputBenchmark {
+    let options: Options
+    let report: Report
+
+    private var runs: Int { options.quick ? 1 : 3 }
+    private var window: Double { options.quick ? 0.4 : 2.0 }
+
+    func run() async {
+        guard let folder = try? TemporaryFolder("journal") else { report.broken("could not make a temporary folder"); return }
+        defer { folder.remove() }
+        var baseline: [Double] = []
+        for run in 0..<runs {
+            baseline.append(baselineRate(path: folder.path + "/baseline-\(run).log"))
+        }
+        let base = Measure.median(baseline)
+        report.add(Figure.ofRuns("journal.baseline_write", baseline, unit: "events/s", note: "same encoder and framing, one write(2) per 64 events, no fsync"))
+
+        for batchSize in [50, 1_000] {
+            var rates: [Double] = []
+            var seals: [Double] = []
+            for run in 0..<runs {
+                let (rate, skipped, batches) = await sdkRate(folder: folder.url.appendingPathComponent("sdk-\(batchSize)-\(run)"), batchSize: batchSize)
+                rates.append(rate)
+                seals.append(batches)
+                if skipped > 0 { report.note("journal: \(skipped) events skipped in a paced run") }
+            }
+            let name = batchSize == 50 ? "journal.sdk" : "journal.sdk.batch1000"
+            let met: ((Double) -> Bool)? = batchSize == 50 ? { $0 >= 500_000 && $0 >= 0.4 * base } : nil
+            report.add(Figure.ofRuns(
+                name, rates, unit: "events/s", baseline: base,
+                target: batchSize == 50 ? ">= 500,000/s and >= 40% of baseline" : nil, met: met,
+                note: "batch size \(batchSize) (\(batchSize == 50 ? "the default" : "the server maximum")); about \(Int(Measure.median(seals))) seals/s, each 2 fsyncs"
+            ))
+        }
+    }
+
+    /// One run of the SDK: returns the rate, the events skipped, and the seals per second.
+    private func sdkRate(folder: URL, batchSize: Int) async -> (Double, Int, Double) {
+        let client = BenchEvent.makeClient(folder: folder, batchSize: batchSize)
+        let warmUp = 0.2
+        let start = Measure.now()
+        var seq = 0
+        var windowStart: (time: UInt64, written: Int)?
+        var windowEnd: (time: UInt64, written: Int)?
+        while windowEnd == nil {
+            let written = client.journalWatermark.eventsWritten
+            let now = Measure.now()
+            let elapsed = Measure.seconds(start, now)
+            if windowStart == nil, elapsed >= warmUp { windowStart = (now, written) }
+            if let begun = windowStart, Measure.seconds(begun.time, now) >= window { windowEnd = (now, written) }
+            let room = 4_000 - (seq - written)
+            if room < 64 {
+                Measure.sleep(microseconds: 20)
+                continue
+            }
+            for _ in 0..<room {
+                client.track(BenchEvent.name, properties: BenchEvent.properties(seq))
+                seq += 1
+            }
+        }
+        let skipped = client.counters.skippedBacklog
+        await client.shutdown(timeLimit: .seconds(2))
+        let files = (try? FileManager.default.subpathsOfDirectory(atPath: folder.path)) ?? []
+        _ = files
+        guard let begun = windowStart, let ended = windowEnd else { return (0, skipped, 0) }
+        let seconds = Measure.seconds(begun.time, ended.time)
+        let rate = Double(ended.written - begun.written) / seconds
+        return (rate, skipped, rate / Double(batchSize))
+    }
+
+    /// The baseline: stamp, encode and frame each event, one `write(2)` per 64 events.
+    private func baselineRate(path: String) -> Double {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { report.broken("could not open \(path)"); return 0 }
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        let events = options.quick ? 50_000 : 400_000
+        let wallClock = SystemWallClock()
+        var ids = BenchmarkSupport.IDGenerator()
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(512)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(64 * 300)
+        let start = Measure.now()
+        for seq in 0..<events {
+            let now = BenchmarkSupport.nowMilliseconds(wallClock)
+            BenchmarkSupport.appendFramedRecord(
+                name: BenchEvent.name, properties: BenchEvent.properties(seq), id: ids.next(milliseconds: now), timestamp: now,
+                scratch: &scratch, to: &buffer
+            )
+            if seq % 64 == 63 {
+                writeAll(descriptor, buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+            // Keep the file small: start it again every 20,000 events (about 5 MB).
+            if seq % 20_000 == 19_999 { _ = ftruncate(descriptor, 0) }
+        }
+        writeAll(descriptor, buffer)
+        return Double(events) / Measure.seconds(start, Measure.now())
+    }
+
+    private func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 { if errno == EINTR { continue }; report.broken("write failed: errno \(errno)"); return }
+                offset += written
+            }
+        }
+    }
+}

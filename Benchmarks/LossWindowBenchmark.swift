@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// Figure 3: the loss window, the time from `track()` returning to the event being written to the
+/// journal file (what `kill -9` would lose), at a paced offered rate.
+///
+/// Method: the producer paces calls on an absolute schedule and records when each `track()`
+/// returned; every event carries an id holding its index (`track(_:properties:eventID:)`). A
+/// dedicated thread blocks in `blockUntilJournaled(atLeast: seen + 1)`, and on each wake reads
+/// `journalWatermark.latestEventID`: every event up to that index is in the file at that moment.
+/// The wake-up of that thread is included, so the figures overstate the window slightly.
+
+struct LossWindowBenchmark {
+    let options: Options
+    let report: Report
+
+    func run() async {
+        guard let folder = try? TemporaryFolder("loss") else { report.broken("could not make a temporary folder"); return }
+        defer { folder.remove() }
+        for rate in [10_000, 100_000] {
+            await measure(rate: rate, folder: folder.url.appendingPathComponent("\(rate)"))
+        }
+    }
+
+    private func measure(rate: Int, folder: URL) async {
+        let seconds = options.quick ? 0.3 : 3.0
+        let count = Int(Double(rate) * seconds)
+        let client = BenchEvent.makeClient(folder: folder)
+        let tag = UInt64.random(in: 1...UInt64.max)
+        let watcher = Measure.startThread("loss-watcher") { () -> [UInt64] in
+            var seen = [UInt64](repeating: 0, count: count)
+            var next = 0
+            var written = 0
+            let deadline = Measure.now() + UInt64((seconds + 10) * 1e9)
+            while next < count && Measure.now() < deadline {
+                _ = client.blockUntilJournaled(atLeast: written + 1, timeout: .milliseconds(100))
+                let now = Measure.now()
+                let mark = client.journalWatermark
+                written = mark.eventsWritten
+                guard let latest = mark.latestEventID else { continue }
+                let index = BenchEvent.index(of: latest)
+                guard index >= next, index < count else { continue }
+                for position in next...index { seen[position] = now }
+                next = index + 1
+            }
+            return seen
+        }
+        var returned = [UInt64](repeating: 0, count: count)
+        let interval = 1e9 / Double(rate)
+        let start = Measure.now()
+        var index = 0
+        while index < count {
+            let due = start + UInt64(Double(index) * interval)
+            let now = Measure.now()
+            if now < due {
+                if due - now > 200_000 { Measure.sleep(microseconds: Int((due - now) / 1_000) - 100) } else { sched_yield() }
+                continue
+            }
+            client.track(BenchEvent.name, properties: BenchEvent.properties(index), eventID: BenchEvent.indexedID(tag: tag, index: index))
+            returned[index] = Measure.now()
+            index += 1
+        }
+        let offered = Double(count) / Measure.seconds(start, Measure.now())
+        let seen = watcher.wait()
+        let skipped = client.counters.skippedBacklog
+        await client.shutdown(timeLimit: .seconds(2))
+
+        var windows: [UInt64] = []
+        windows.reserveCapacity(count)
+        var unseen = 0
+        for position in 0..<count {
+            guard seen[position] > 0 else { unseen += 1; continue }
+            windows.append(seen[position] > returned[position] ? seen[position] - returned[position] : 0)
+        }
+        if unseen > skipped { report.broken("loss window at \(rate)/s: \(unseen) events never reached the journal, \(skipped) skipped") }
+        let sorted = windows.sorted()
+        let segments = 3
+        let segmentSize = max(1, windows.count / segments)
+        let perSegment = stride(from: 0, to: windows.count, by: segmentSize).map { Array(windows[$0..<min($0 + segmentSize, windows.count)]).sorted() }
+        for (label, q) in [("p50", 0.5), ("p99", 0.99)] {
+            let value = Measure.quantile(sorted: sorted, q) / 1e6
+            let values = perSegment.map { Measure.quantile(sorted: $0, q) / 1e6 }
+            report.add(Figure(
+                "loss.\(rate / 1_000)k.\(label)", value, unit: "ms", runs: values.count, min: values.min(), max: values.max(),
+                target: label == "p99" ? "<= 5 ms" : nil, met: label == "p99" ? value <= 5 : nil,
+                note: String(format: "%d events at %.0f/s offered; %d skipped by the backlog", count, offered, skipped)
+            ))
+        }
+    }
+}
