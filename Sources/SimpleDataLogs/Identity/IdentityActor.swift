@@ -23,13 +23,21 @@ actor IdentityActor {
     /// Drains the intake at every wake-up until the intake shuts down, then finishes `output`.
     func run(output: AsyncStream<[PipelineItem]>.Continuation) async {
         for await _ in intake.wakeUps {
-            let chunk = process(intake.drain())
-            if !chunk.isEmpty { output.yield(chunk) }
+            drainOnce(into: output)
         }
         // Work enqueued between the last wake-up and the shutdown still goes through.
-        let rest = process(intake.drain())
-        if !rest.isEmpty { output.yield(rest) }
+        drainOnce(into: output)
         output.finish()
+    }
+
+    /// The buffer the intake's queue is swapped into, kept with its capacity between drains.
+    private var drained: [IntakeItem] = []
+
+    private func drainOnce(into output: AsyncStream<[PipelineItem]>.Continuation) {
+        intake.drain(into: &drained)
+        let chunk = process(drained)
+        drained.removeAll(keepingCapacity: true)
+        if !chunk.isEmpty { output.yield(chunk) }
     }
 
     /// Applies one drained run of intake items, in order.

@@ -139,12 +139,12 @@ final class Intake: Sendable {
         if wake { wakeContinuation.yield() }
     }
 
-    /// Takes everything queued, in order.
-    func drain() -> [IntakeItem] {
+    /// Takes everything queued, in order, by swapping it with `buffer` (which must be empty):
+    /// the two arrays trade places, so neither is reallocated on the next burst.
+    func drain(into buffer: inout [IntakeItem]) {
         state.withLock { state in
             state.wakePending = false
-            defer { state.items = [] }
-            return state.items
+            swap(&state.items, &buffer)
         }
     }
 

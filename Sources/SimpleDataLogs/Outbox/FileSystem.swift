@@ -1,9 +1,17 @@
 #if canImport(Glibc)
-package import Glibc
+import Glibc
 #elseif canImport(Musl)
-package import Musl
+import Musl
 #elseif canImport(Darwin)
-package import Darwin
+import Darwin
+#endif
+
+/// A file's permission bits, as `open(2)` and `mkdir(2)` take them. Its own name, so that the
+/// seam's signatures do not depend on how each C library spells `mode_t`.
+#if canImport(Darwin)
+package typealias FileMode = UInt16
+#else
+package typealias FileMode = UInt32
 #endif
 
 /// An error from the file system: the `errno` value of the failed call.
@@ -22,7 +30,7 @@ package struct FileSystemError: Error, Sendable, Equatable, CustomStringConverti
 /// opened with `O_CLOEXEC`, so a child process never inherits one.
 package protocol FileSystem: Sendable {
     /// `open(2)` with `O_CLOEXEC` added; returns the descriptor.
-    func open(_ path: String, flags: Int32, mode: mode_t) throws(FileSystemError) -> Int32
+    func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32
     /// One `write(2)`; returns how many bytes were written (possibly fewer than asked).
     func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int
     /// `fsync(2)`.
@@ -34,7 +42,7 @@ package protocol FileSystem: Sendable {
     /// `unlink(2)`; a file already gone is not an error.
     func remove(_ path: String) throws(FileSystemError)
     /// `mkdir(2)` for each missing component, with `mode`.
-    func createDirectory(_ path: String, mode: mode_t) throws(FileSystemError)
+    func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError)
     /// The names in a folder, without `.` and `..`.
     func contents(ofDirectory path: String) throws(FileSystemError) -> [String]
     /// A whole file's bytes.
@@ -51,9 +59,9 @@ package protocol FileSystem: Sendable {
 package struct PosixFileSystem: FileSystem {
     package init() {}
 
-    package func open(_ path: String, flags: Int32, mode: mode_t) throws(FileSystemError) -> Int32 {
+    package func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32 {
         while true {
-            let descriptor = path.withCString { systemOpen($0, flags | O_CLOEXEC, mode) }
+            let descriptor = path.withCString { systemOpen($0, flags | O_CLOEXEC, mode_t(mode)) }
             if descriptor >= 0 { return descriptor }
             if errno != EINTR { throw FileSystemError(code: errno, operation: "open", path: path) }
         }
@@ -83,11 +91,11 @@ package struct PosixFileSystem: FileSystem {
         guard unlink(path) == 0 || errno == ENOENT else { throw FileSystemError(code: errno, operation: "unlink", path: path) }
     }
 
-    package func createDirectory(_ path: String, mode: mode_t) throws(FileSystemError) {
+    package func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, mode) != 0 && errno != EEXIST {
+            if mkdir(prefix, mode_t(mode)) != 0 && errno != EEXIST {
                 throw FileSystemError(code: errno, operation: "mkdir", path: prefix)
             }
         }
@@ -136,7 +144,7 @@ package struct PosixFileSystem: FileSystem {
 }
 
 // The system calls under other names, so that the seam's methods can share theirs.
-private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: FileMode) -> Int32 { open(path, flags, mode) }
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(descriptor, bytes, count) }
 private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(descriptor, bytes, count) }
 private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }

@@ -23,13 +23,15 @@ extension JournalActor {
                 reportDiskTrouble(error, doing: "open the journal")
                 return
             }
-            // The fresh file gets every record of the open batch, not just the pending ones.
-            var all: [UInt8] = []
+            // The fresh file gets the batch header and every record of the open batch, not just
+            // the pending ones.
+            var all = BatchFile.header(id: openBatchID, sequence: openSequence, path: "r")
             for payload in openPayloads { JournalRecord.append(payload: payload, to: &all) }
             pendingJournalBytes = all
         }
         do {
             try writeAll(pendingJournalBytes, to: journalDescriptor, path: path)
+            crashIfRequested(.afterJournalWrite)
             journalIsComplete = true
             diskRecovered()
         } catch {

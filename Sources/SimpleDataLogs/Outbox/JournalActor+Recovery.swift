@@ -190,13 +190,10 @@ extension JournalActor {
                 if let layout { quarantine(journal.path, in: layout, reason: "unreadable journal") }
                 continue
             }
-            var payloads: [[UInt8]] = []
-            let scan = bytes.withUnsafeBytes { raw in
-                let scan = JournalRecord.scan(raw)
-                payloads = scan.records.map { Array(UnsafeRawBufferPointer(rebasing: raw[$0])) }
-                return scan
-            }
-            reportDamage(scan.damage, in: journal.path)
+            // The same format as a batch file: the header record is skipped.
+            let contents = BatchFile.decode(bytes)
+            let payloads = contents.payloads
+            reportDamage(contents.damage, in: journal.path)
             nextSequence = max(nextSequence, journal.sequence + 1)
             guard !payloads.isEmpty else {
                 try? fileSystem.remove(journal.path)

@@ -10,29 +10,54 @@ import Foundation
 extension JournalActor {
     /// Seals the open batch into a batch file and starts a new journal.
     ///
-    /// The protocol, and what a crash after each step leaves (DESIGN.md, "Sealing"):
-    /// 1. write `tmp/<name>`            → the journal still holds the events; recovery deletes tmp
-    /// 2. `fsync` it                    → same
-    /// 3. rename it into `batches/`     → batch and journal both exist; recovery retires the
-    ///                                    journal because a batch of its sequence exists
-    /// 4. `fsync` the batches folder, unlink the journal → sealed
+    /// The journal file is already in the batch format, so sealing it is (DESIGN.md, "Sealing"):
+    /// 1. `fsync` the journal           → a crash leaves a journal; recovery seals it
+    /// 2. rename it into `batches/`     → atomic: the events are in exactly one file either way
+    /// No temporary file and no second copy: one `fsync` per batch. When the journal file is not
+    /// whole (the disk failed under it), the batch is written afresh by ``persist(_:retiringJournal:)``.
     func seal() {
         guard !openPayloads.isEmpty else { return }
         sealTimer?.cancel()
         sealTimer = nil
         commit()
-        let batch = SealedBatch(id: UUID(), sequence: openSequence, path: "r", payloads: openPayloads)
-        closeJournal()
         if sealed.contains(where: { $0.heldInMemory != nil }) { persistHeldBatches() }
-        let stored = persist(batch, retiringJournal: openSequence)
+        let stored = sealJournalInPlace() ?? {
+            closeJournal()
+            let batch = SealedBatch(id: openBatchID, sequence: openSequence, path: "r", payloads: openPayloads)
+            return persist(batch, retiringJournal: openSequence)
+        }()
         insertSealed(stored)
         openPayloads.removeAll(keepingCapacity: true)
         openPayloadBytes = 0
         journalIsComplete = true
         openSequence = nextSequence
+        openBatchID = UUID()
         nextSequence += 1
         enforceCaps()
         uploaderSignals?.yield(.batchesAvailable)
+    }
+
+    /// Turns the open journal file into the batch file: `fsync`, close, rename. `nil` when the
+    /// file is not whole or a step fails (the caller then writes the batch afresh).
+    private func sealJournalInPlace() -> StoredBatch? {
+        guard let area, journalDescriptor >= 0, journalIsComplete else { return nil }
+        let journal = area.journal(openSequence)
+        let stored = StoredBatch(
+            id: openBatchID, sequence: openSequence, path: "r", eventCount: openPayloads.count,
+            byteCount: openPayloadBytes + openPayloads.count * JournalRecord.headerSize + 96
+        )
+        do {
+            try fileSystem.sync(journalDescriptor, path: journal)
+            crashIfRequested(.afterJournalSync)
+            closeJournal()
+            try fileSystem.rename(journal, to: area.batchesFolder + "/" + stored.fileName)
+            crashIfRequested(.afterRename)
+            diskRecovered()
+            return stored
+        } catch {
+            reportDiskTrouble(error, doing: "seal a batch")
+            return nil
+        }
     }
 
     /// Writes `batch` as a file by the sealing protocol, or keeps it in memory when the disk
@@ -50,9 +75,7 @@ extension JournalActor {
             let descriptor = try openRecreatingFolders(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
             defer { fileSystem.close(descriptor) }
             try writeAll(bytes, to: descriptor, path: temporary)
-            crashIfRequested(.afterTemporaryWrite)
             try fileSystem.sync(descriptor, path: temporary)
-            crashIfRequested(.afterTemporarySync)
         } catch {
             try? fileSystem.remove(temporary)
             reportDiskTrouble(error, doing: "write a batch file")
@@ -65,10 +88,8 @@ extension JournalActor {
             reportDiskTrouble(error, doing: "seal a batch file")
             return stored
         }
-        crashIfRequested(.afterRename)
         syncFolder(area.batchesFolder)
         if let sequence { try? fileSystem.remove(area.journal(sequence)) }
-        crashIfRequested(.afterJournalRemoval)
         stored.heldInMemory = nil
         diskRecovered()
         return stored

@@ -37,8 +37,11 @@ actor JournalActor {
     var area: AreaLayout?
     var areaLockDescriptor: Int32 = -1
 
-    // The open batch: its events are in the journal file `journal-<openSequence>.log`.
+    // The open batch: its events are in the journal file `journal-<openSequence>.log`, which is
+    // written in the batch file format (a header with `openBatchID`, then the records), so that
+    // sealing it is an fsync and a rename.
     var openSequence = 0
+    var openBatchID = UUID()
     var journalDescriptor: Int32 = -1
     var openPayloads: [[UInt8]] = []
     var openPayloadBytes = 0

@@ -2,14 +2,12 @@
 /// to prove that a crash between any two steps loses no event and duplicates none. Set only by
 /// test children through the package-level hooks; production code never sets it.
 package enum SealCrashPoint: String, Sendable, CaseIterable {
-    /// The temporary batch file is written but not synced.
-    case afterTemporaryWrite
-    /// The temporary batch file is synced but not renamed.
-    case afterTemporarySync
-    /// The batch file is in place; the journal it came from still exists.
+    /// The events are written to the journal, not yet synced (the chunk's `write`).
+    case afterJournalWrite
+    /// The journal is synced but not renamed.
+    case afterJournalSync
+    /// The journal is renamed into `batches/`: sealed.
     case afterRename
-    /// The batch is sealed and its journal removed.
-    case afterJournalRemoval
 }
 
 /// The seams tests reach the client through: an injected file system, a gate before the

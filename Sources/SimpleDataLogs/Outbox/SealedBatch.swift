@@ -24,20 +24,26 @@ struct SealedBatch: Sendable, Equatable {
 /// The batch file format: framed records (``JournalRecord``), the first of which is a header.
 ///
 /// ```
-/// record 0   {"sdl_batch":1,"id":"<uuid>","seq":<n>,"path":"r","events":<count>}
-/// record 1…  one event each, as in the journal
+/// record 0   {"sdl_batch":1,"id":"<uuid>","seq":<n>,"path":"r"}
+/// record 1…  one event each
 /// ```
 ///
-/// The header repeats what the file name says, so a renamed or damaged name can be checked; a
-/// damaged header costs nothing but the check (the name still carries id, sequence and path).
+/// A journal file has the same format, so that sealing it is an `fsync` and a rename. The header
+/// repeats what the file name says, so a renamed or damaged name can be checked; a damaged header
+/// costs nothing but the check (the name still carries id, sequence and path).
 enum BatchFile {
     static func encode(_ batch: SealedBatch) -> [UInt8] {
-        var bytes: [UInt8] = []
+        var bytes = header(id: batch.id, sequence: batch.sequence, path: batch.path)
         bytes.reserveCapacity(batch.bodyBytes + batch.payloads.count * JournalRecord.headerSize + 128)
-        let header = #"{"sdl_batch":1,"id":""# + EventEncoder.lowercaseString(batch.id)
-            + #"","seq":\#(batch.sequence),"path":"\#(batch.path)","events":\#(batch.payloads.count)}"#
-        JournalRecord.append(payload: Array(header.utf8), to: &bytes)
         for payload in batch.payloads { JournalRecord.append(payload: payload, to: &bytes) }
+        return bytes
+    }
+
+    /// The framed header record that starts every batch and journal file.
+    static func header(id: UUID, sequence: Int, path: String) -> [UInt8] {
+        let header = #"{"sdl_batch":1,"id":""# + EventEncoder.lowercaseString(id) + #"","seq":\#(sequence),"path":"\#(path)"}"#
+        var bytes: [UInt8] = []
+        JournalRecord.append(payload: Array(header.utf8), to: &bytes)
         return bytes
     }
 

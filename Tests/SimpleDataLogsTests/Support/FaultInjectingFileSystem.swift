@@ -26,7 +26,7 @@ final class FaultInjectingFileSystem: FileSystem {
     func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts) } }
     var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
 
-    func open(_ path: String, flags: Int32, mode: mode_t) throws(FileSystemError) -> Int32 {
+    func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32 {
         // Folders (for fsync) and the lock stay reachable: the faults model a full or failing data disk.
         if let code = faults.withLock({ $0.openError }), flags & O_DIRECTORY == 0, !path.hasSuffix("/lock"), flags & (O_WRONLY | O_RDWR) != 0 {
             throw FileSystemError(code: code, operation: "open", path: path)
@@ -59,7 +59,7 @@ final class FaultInjectingFileSystem: FileSystem {
     }
 
     func remove(_ path: String) throws(FileSystemError) { try real.remove(path) }
-    func createDirectory(_ path: String, mode: mode_t) throws(FileSystemError) { try real.createDirectory(path, mode: mode) }
+    func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError) { try real.createDirectory(path, mode: mode) }
     func contents(ofDirectory path: String) throws(FileSystemError) -> [String] { try real.contents(ofDirectory: path) }
 
     func read(_ path: String) throws(FileSystemError) -> [UInt8] {

@@ -1,0 +1,398 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A read-only look at an outbox folder, and the one repair `sdl outbox requeue` makes, built on
+/// the outbox's own layout and record format (DESIGN.md, section 7) so the tool and the SDK can
+/// never disagree about what a file holds.
+///
+/// ``inspect(root:)`` opens every file read-only and never takes an area's lock: it can look at
+/// the outbox of a running app without disturbing it. Whether a lock is held is read from
+/// `/proc/locks` on Linux (no lock is touched at all); where that file does not exist it is
+/// probed with `flock(LOCK_SH | LOCK_NB)` on a separate read-only descriptor, released at once.
+/// Why not `fcntl(F_OFD_GETLK)`: the SDK locks with `flock`, and on Linux `flock` and `fcntl`
+/// locks are independent, so `F_GETLK` would always say "free".
+package enum OutboxInspector {
+    /// The outbox folder a client would use, as the SDK resolves it at `configure`:
+    /// `SDL_STORAGE_DIR` when set, else the platform's app-data folder for `appID`.
+    /// - Parameters:
+    ///   - appID: The app's id (on Linux, the executable's name unless the app configured one).
+    ///   - environment: The environment to read `SDL_STORAGE_DIR`, `XDG_DATA_HOME` and `HOME` from.
+    /// - Returns: The folder, or `nil` when there is no usable one (no `HOME`).
+    package static func defaultRoot(appID: String, environment: [String: String]) -> String? {
+        StorageLocation.resolve(configured: nil, appID: appID, environment: environment)
+    }
+
+    /// Reads everything in the outbox at `root`, changing nothing.
+    /// - Parameter root: The outbox folder (the one holding `areas/` and `quarantine/`).
+    /// - Returns: What each area, file and lock holds.
+    package static func inspect(root: String) -> OutboxReport {
+        let fileSystem = PosixFileSystem()
+        let layout = OutboxLayout(root: root)
+        var report = OutboxReport(root: root, exists: fileSystem.isDirectory(root))
+        guard report.exists else { return report }
+        let locks = SystemLocks.read()
+        for name in ((try? fileSystem.contents(ofDirectory: layout.areasFolder)) ?? []).sorted() {
+            let area = layout.area(name)
+            guard fileSystem.isDirectory(area.folder) else {
+                report.strayEntries.append(area.folder)
+                continue
+            }
+            report.areas.append(inspectArea(name: name, area, locks: locks, fileSystem: fileSystem))
+        }
+        for name in ((try? fileSystem.contents(ofDirectory: layout.quarantineFolder)) ?? []).sorted() {
+            report.quarantined.append(OutboxFileReport(name: name, path: layout.quarantineFolder + "/" + name, byteCount: fileSize(layout.quarantineFolder + "/" + name)))
+        }
+        return report
+    }
+
+    /// Moves every set-aside batch of every area back into its `batches/` folder, one `rename`
+    /// each, so the next client to open the outbox sends them again.
+    ///
+    /// Unlike ``inspect(root:)`` this takes each affected area's lock (`flock(LOCK_EX |
+    /// LOCK_NB)`) for the moves, exactly as a starting client would: a client starting meanwhile
+    /// then picks another area and cannot adopt this one half-moved. It refuses, moving nothing,
+    /// while any such area is held by another process: that process owns its files.
+    /// - Parameter root: The outbox folder.
+    /// - Returns: What moved, or why nothing did.
+    package static func requeueSetAside(root: String) -> Result<RequeueOutcome, RequeueRefusal> {
+        let fileSystem = PosixFileSystem()
+        let layout = OutboxLayout(root: root)
+        guard fileSystem.isDirectory(root) else { return .failure(.noOutbox(root)) }
+        var work: [(name: String, area: AreaLayout, files: [String])] = []
+        for name in ((try? fileSystem.contents(ofDirectory: layout.areasFolder)) ?? []).sorted() {
+            let area = layout.area(name)
+            let files = ((try? fileSystem.contents(ofDirectory: area.setAsideFolder)) ?? []).filter { JournalName.batchParts($0) != nil }.sorted()
+            if !files.isEmpty { work.append((name, area, files)) }
+        }
+        var held: [Int32] = []
+        defer { held.forEach { fileSystem.close($0) } }
+        for item in work where fileSystem.isRegularFile(item.area.lockFile) {
+            guard let descriptor = try? fileSystem.open(item.area.lockFile, flags: O_RDONLY, mode: 0) else {
+                return .failure(.cannotLock(area: item.name, reason: "the lock file cannot be opened (errno \(errno))"))
+            }
+            guard fileSystem.tryLock(descriptor) else {
+                fileSystem.close(descriptor)
+                return .failure(.areaInUse(area: item.name, ownerPID: lockOwner(item.area.lockFile)))
+            }
+            held.append(descriptor)
+        }
+        var outcome = RequeueOutcome()
+        for item in work {
+            do {
+                try fileSystem.createDirectory(item.area.batchesFolder, mode: 0o700)
+            } catch {
+                outcome.failures.append("\(item.area.batchesFolder): \(error)")
+                continue
+            }
+            for file in item.files {
+                let target = item.area.batchesFolder + "/" + file
+                // A batch of this name already queued would be overwritten by rename: leave both.
+                guard !fileSystem.isRegularFile(target) else {
+                    outcome.failures.append("\(target) already exists; left \(file) in set-aside/")
+                    continue
+                }
+                do {
+                    try fileSystem.rename(item.area.setAsideFolder + "/" + file, to: target)
+                    outcome.moved.append(item.name + "/batches/" + file)
+                } catch {
+                    outcome.failures.append("\(file): \(error)")
+                }
+            }
+        }
+        return .success(outcome)
+    }
+
+    // MARK: Reading
+
+    private static func inspectArea(name: String, _ area: AreaLayout, locks: SystemLocks?, fileSystem: PosixFileSystem) -> OutboxAreaReport {
+        var report = OutboxAreaReport(name: name, path: area.folder, lock: inspectLock(area.lockFile, locks: locks))
+        for file in ((try? fileSystem.contents(ofDirectory: area.folder)) ?? []).sorted() where JournalName.journalSequence(file) != nil {
+            report.journals.append(inspectFile(name: file, path: area.folder + "/" + file, isBatch: false, fileSystem: fileSystem))
+        }
+        for (folder, isSetAside) in [(area.batchesFolder, false), (area.setAsideFolder, true)] {
+            for file in ((try? fileSystem.contents(ofDirectory: folder)) ?? []).sorted() {
+                var batch = inspectFile(name: file, path: folder + "/" + file, isBatch: true, fileSystem: fileSystem)
+                if JournalName.batchParts(file) == nil { batch.problem = "not a batch file name; the next client moves it to quarantine/" }
+                if isSetAside { report.setAside.append(batch) } else { report.batches.append(batch) }
+            }
+        }
+        report.temporary = ((try? fileSystem.contents(ofDirectory: area.temporaryFolder)) ?? []).sorted()
+        return report
+    }
+
+    private static func inspectFile(name: String, path: String, isBatch: Bool, fileSystem: PosixFileSystem) -> OutboxFileReport {
+        var report = OutboxFileReport(name: name, path: path, byteCount: fileSize(path))
+        guard fileSystem.isRegularFile(path) else {
+            report.problem = "not a regular file; the next client moves it to quarantine/"
+            return report
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try fileSystem.read(path)
+        } catch {
+            report.problem = "unreadable: \(error)"
+            return report
+        }
+        report.byteCount = bytes.count
+        bytes.withUnsafeBytes { raw in
+            let scan = JournalRecord.scan(raw)
+            report.damage = scan.damage.map { OutboxDamage(offset: $0.offset, length: $0.length) }
+            for range in scan.records {
+                let payload = UnsafeRawBufferPointer(rebasing: raw[range])
+                if isBatch, payload.starts(with: batchHeaderPrefix) { continue }
+                report.events += 1
+                if let timestamp = topLevelTimestamp(payload) {
+                    report.oldestTimestamp = min(report.oldestTimestamp ?? timestamp, timestamp)
+                    report.newestTimestamp = max(report.newestTimestamp ?? timestamp, timestamp)
+                }
+            }
+        }
+        return report
+    }
+
+    private static let batchHeaderPrefix = Array(#"{"sdl_batch":"#.utf8)
+    private static let timestampKey = Array(#","ts":"#.utf8)
+
+    /// The event's `ts`, read from the bytes without parsing the whole object. The first
+    /// `,"ts":` is the top-level field: a quote inside a JSON string is always escaped, so the
+    /// pattern cannot start inside the name or id written before it (EventEncoder's order).
+    private static func topLevelTimestamp(_ payload: UnsafeRawBufferPointer) -> Int64? {
+        guard payload.count > timestampKey.count else { return nil }
+        var index = 0
+        while index + timestampKey.count <= payload.count {
+            if payload[index] == timestampKey[0], payload[(index + 1)...].starts(with: timestampKey.dropFirst()) {
+                var position = index + timestampKey.count
+                let negative = position < payload.count && payload[position] == UInt8(ascii: "-")
+                if negative { position += 1 }
+                var value: Int64 = 0
+                var digits = 0
+                while position < payload.count, payload[position] >= 0x30, payload[position] <= 0x39, digits < 18 {
+                    value = value * 10 + Int64(payload[position] - 0x30)
+                    position += 1
+                    digits += 1
+                }
+                return digits == 0 ? nil : (negative ? -value : value)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func fileSize(_ path: String) -> Int {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return 0 }
+        return Int(info.st_size)
+    }
+
+    // MARK: Locks
+
+    private static func inspectLock(_ path: String, locks: SystemLocks?) -> OutboxLockReport {
+        var report = OutboxLockReport(exists: PosixFileSystem().isRegularFile(path))
+        guard report.exists else { return report }
+        report.ownerPID = lockOwner(path)
+        if let pid = report.ownerPID {
+            // kill(pid, 0) sends nothing; EPERM means the process exists but is someone else's.
+            report.ownerAlive = kill(pid, 0) == 0 || errno == EPERM
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            report.state = .unknown("the lock file cannot be opened (errno \(errno))")
+            return report
+        }
+        defer { close(descriptor) }
+        if let locks {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else {
+                report.state = .unknown("fstat failed (errno \(errno))")
+                return report
+            }
+            report.method = "/proc/locks"
+            if let holder = locks.flockHolder(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) {
+                report.state = .held(byPID: holder)
+            } else {
+                report.state = .free
+            }
+            return report
+        }
+        // No lock table to read: probe with a shared lock, which fails exactly when a client
+        // holds its exclusive one, and give it back at once.
+        report.method = "flock probe"
+        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
+            _ = flock(descriptor, LOCK_UN)
+            report.state = .free
+        } else if errno == EWOULDBLOCK {
+            report.state = .held(byPID: nil)
+        } else {
+            report.state = .unknown("flock failed (errno \(errno))")
+        }
+        return report
+    }
+
+    /// The pid the owner wrote into the lock file (`pid N`).
+    private static func lockOwner(_ path: String) -> Int32? {
+        guard let bytes = try? PosixFileSystem().read(path) else { return nil }
+        let text = String(decoding: bytes.prefix(64), as: UTF8.self)
+        guard text.hasPrefix("pid ") else { return nil }
+        return Int32(text.dropFirst(4).prefix(while: { $0.isNumber }))
+    }
+}
+
+/// The `flock` locks the kernel lists in `/proc/locks` (Linux only).
+private struct SystemLocks {
+    /// (major, minor, inode) → the pid that took the lock.
+    var holders: [Key: Int32] = [:]
+
+    struct Key: Hashable {
+        var major: UInt64
+        var minor: UInt64
+        var inode: UInt64
+    }
+
+    /// The table, or `nil` where the system has none (macOS).
+    static func read() -> SystemLocks? {
+        #if os(Linux)
+        guard let bytes = try? PosixFileSystem().read("/proc/locks") else { return nil }
+        var locks = SystemLocks()
+        // "1: FLOCK  ADVISORY  WRITE 26060 fe:00:16229203 0 EOF"; blocked waiters start with "->".
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[2] == "ADVISORY", let pid = Int32(fields[4]) else { continue }
+            let parts = fields[5].split(separator: ":")
+            guard parts.count == 3, let major = UInt64(parts[0], radix: 16), let minor = UInt64(parts[1], radix: 16),
+                  let inode = UInt64(parts[2]) else { continue }
+            locks.holders[Key(major: major, minor: minor, inode: inode)] = pid
+        }
+        return locks
+        #else
+        return nil
+        #endif
+    }
+
+    /// The pid holding a `flock` on the file with this `st_dev` and `st_ino`, if any.
+    func flockHolder(device: UInt64, inode: UInt64) -> Int32? {
+        // glibc's gnu_dev_major / gnu_dev_minor.
+        let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~UInt64(0xFFF))
+        let minor = (device & 0xFF) | ((device >> 12) & ~UInt64(0xFF))
+        return holders[Key(major: major, minor: minor, inode: inode)]
+    }
+}
+
+/// What ``OutboxInspector/inspect(root:)`` found in one outbox folder.
+package struct OutboxReport: Sendable {
+    /// The folder looked at.
+    package var root: String
+    /// Whether it exists (a client creates it at `configure`).
+    package var exists: Bool
+    /// One entry per folder under `areas/`, by name.
+    package var areas: [OutboxAreaReport] = []
+    /// Files in `quarantine/`: unreadable files the SDK moved aside, never deleted.
+    package var quarantined: [OutboxFileReport] = []
+    /// Entries under `areas/` that are not folders.
+    package var strayEntries: [String] = []
+
+    /// Events waiting to be sent: journals and sealed batches of every area.
+    package var pendingEvents: Int { areas.reduce(0) { $0 + $1.pendingEvents } }
+    /// Events in set-aside batches.
+    package var setAsideEvents: Int { areas.reduce(0) { $0 + $1.setAside.reduce(0) { $0 + $1.events } } }
+    /// Damaged runs in every file.
+    package var damagedRecords: Int { areas.reduce(0) { $0 + $1.allFiles.reduce(0) { $0 + $1.damage.count } } }
+}
+
+/// One area: one client's files and its lock.
+package struct OutboxAreaReport: Sendable {
+    /// `a0`, `a1`, …
+    package var name: String
+    /// The area's folder.
+    package var path: String
+    /// Who holds the area.
+    package var lock: OutboxLockReport
+    /// `journal-<seq>.log`: open batches (or ones a crash left, re-sealed at the next launch).
+    package var journals: [OutboxFileReport] = []
+    /// `batches/`: sealed, waiting to be sent, oldest first.
+    package var batches: [OutboxFileReport] = []
+    /// `set-aside/`: refused by the ingest (400, 415); kept, not sent until requeued.
+    package var setAside: [OutboxFileReport] = []
+    /// `tmp/`: half-sealed files, deleted by the next launch.
+    package var temporary: [String] = []
+
+    /// Every journal, batch and set-aside file.
+    package var allFiles: [OutboxFileReport] { journals + batches + setAside }
+    /// Events in journals and sealed batches.
+    package var pendingEvents: Int { (journals + batches).reduce(0) { $0 + $1.events } }
+}
+
+/// One file's contents, read by the record framing.
+package struct OutboxFileReport: Sendable {
+    /// The file's name.
+    package var name: String
+    /// Its full path.
+    package var path: String
+    /// Its size in bytes.
+    package var byteCount: Int
+    /// Intact event records (a batch's header record is not an event).
+    package var events = 0
+    /// The smallest `ts` of its events, in milliseconds since the Unix epoch.
+    package var oldestTimestamp: Int64?
+    /// The largest `ts`.
+    package var newestTimestamp: Int64?
+    /// Runs of bytes that held no intact record (a torn tail, a bad checksum).
+    package var damage: [OutboxDamage] = []
+    /// Why the file could not be read as it should, if so.
+    package var problem: String?
+}
+
+/// A damaged run in a file.
+package struct OutboxDamage: Sendable, Hashable {
+    /// Where it starts.
+    package var offset: Int
+    /// How many bytes.
+    package var length: Int
+}
+
+/// An area's lock file, and who holds it.
+package struct OutboxLockReport: Sendable {
+    /// Whether it is held, and how that was found out.
+    package enum State: Sendable, Equatable {
+        /// A process holds the `flock` (its pid when the kernel says which).
+        case held(byPID: Int32?)
+        /// Nobody holds it: the owner is gone, and the next client adopts the area.
+        case free
+        /// Could not tell.
+        case unknown(String)
+    }
+
+    /// Whether the lock file exists.
+    package var exists: Bool
+    /// The pid written in it (`pid N`) by the client that took it last.
+    package var ownerPID: Int32?
+    /// Whether that pid is a running process (`kill(pid, 0)`); pids are reused, so read this
+    /// together with ``state``.
+    package var ownerAlive: Bool?
+    /// Whether the lock is held.
+    package var state = State.unknown("not checked")
+    /// How ``state`` was found: `/proc/locks` or `flock probe`.
+    package var method = ""
+}
+
+/// What ``OutboxInspector/requeueSetAside(root:)`` moved.
+package struct RequeueOutcome: Sendable {
+    /// Each file moved, as `<area>/batches/<name>`.
+    package var moved: [String] = []
+    /// Files left where they were, with the reason.
+    package var failures: [String] = []
+}
+
+/// Why ``OutboxInspector/requeueSetAside(root:)`` moved nothing.
+package enum RequeueRefusal: Error, Sendable, Equatable {
+    /// There is no outbox folder there.
+    case noOutbox(String)
+    /// A live process holds this area; it owns the files.
+    case areaInUse(area: String, ownerPID: Int32?)
+    /// The area's lock could not be taken for another reason.
+    case cannotLock(area: String, reason: String)
+}

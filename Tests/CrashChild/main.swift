@@ -1,0 +1,74 @@
+#if os(Linux) && canImport(Glibc)
+import Glibc
+import SimpleDataLogs
+
+// A child process for the crash-capture tests.
+//
+//   CrashChild <mode> <recordPath|none>
+//
+// installs the fatal-signal recorder writing to <recordPath> (with `none`, nothing: the control
+// child), prints "installed" or "control", then crashes as <mode> says:
+//   fatalError    fatalError("boom")                       SIGILL on x86_64, SIGTRAP on arm64
+//   forceUnwrap   a force-unwrapped nil                    same
+//   overflow      an Int overflow                          same
+//   segv          a write through a bad pointer            SIGSEGV
+//   stackOverflow unbounded recursion                      SIGSEGV, handled on the alternate stack
+//   abort         abort()                                  SIGABRT
+//   exit          exits 0 without crashing (the record stays empty)
+
+func say(_ line: String) {
+    let text = line + "\n"
+    _ = text.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
+}
+
+/// Kept opaque so the optimizer cannot fold the crashes away.
+@inline(never) func opaque<T>(_ value: T) -> T { value }
+
+@inline(never) func recurse(_ depth: Int) -> Int {
+    var frame = (depth, depth, depth, depth)
+    return withUnsafeMutableBytes(of: &frame) { opaque($0.count) } + recurse(depth + 1) + opaque(1)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count == 2 else {
+    say("usage: CrashChild fatalError|forceUnwrap|overflow|segv|stackOverflow|abort|exit <recordPath|none>")
+    exit(64)
+}
+if arguments[1] != "none" {
+    guard FatalSignalRecorder.install(recordPath: arguments[1]) else {
+        say("install failed")
+        exit(65)
+    }
+    say(FatalSignalRecorder.install(recordPath: arguments[1] + ".second") ? "second install succeeded" : "installed")
+} else {
+    say("control")
+}
+
+switch arguments[0] {
+case "fatalError":
+    fatalError("boom")
+case "forceUnwrap":
+    let value: Int? = opaque(nil)
+    say("\(value!)")
+case "overflow":
+    let value = opaque(Int.max)
+    say("\(value + opaque(1))")
+case "segv":
+    let pointer = UnsafeMutablePointer<Int>(bitPattern: opaque(16))!
+    pointer.pointee = 42
+case "stackOverflow":
+    say("\(recurse(0))")
+case "abort":
+    abort()
+case "exit":
+    exit(0)
+default:
+    say("unknown mode \(arguments[0])")
+    exit(64)
+}
+say("did not crash")
+exit(1)
+#else
+// The fatal-signal recorder is Linux-only; on other platforms this child does nothing.
+print("CrashChild runs on Linux only")
+#endif

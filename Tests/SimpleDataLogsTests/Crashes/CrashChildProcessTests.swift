@@ -1,0 +1,187 @@
+#if os(Linux) && canImport(Glibc)
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+
+/// How one `CrashChild` run ended.
+private struct CrashChildEnding: Sendable {
+    var reason: Process.TerminationReason
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+}
+
+/// Runs `CrashChild` (built beside the test bundle) and waits for it on a thread of its own, so
+/// the cooperative pool is never blocked.
+private enum CrashChildRunner {
+    /// ThreadSanitizer is in this process: the children are built with it too, and the Swift
+    /// backtracer must be off in them. On Linux RTLD_DEFAULT is 0 (nil); -2 is macOS's value.
+    static let isSanitized = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
+
+    static func executable() -> String? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 {
+            let candidate = directory.appendingPathComponent("CrashChild").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    static func run(mode: String, recordPath: String?, folder: URL) async throws -> CrashChildEnding {
+        let path = try #require(executable(), "CrashChild is built beside the test bundle")
+        let name = "\(mode)-\(recordPath == nil ? "control" : "recorder")"
+        let outputURL = folder.appendingPathComponent("\(name).out")
+        let errorURL = folder.appendingPathComponent("\(name).err")
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+                    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+                    let output = try FileHandle(forWritingTo: outputURL)
+                    let error = try FileHandle(forWritingTo: errorURL)
+                    defer { try? output.close(); try? error.close() }
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: path)
+                    process.arguments = [mode, recordPath ?? "none"]
+                    var environment = ProcessInfo.processInfo.environment
+                    if isSanitized {
+                        environment["SWIFT_BACKTRACE"] = "enable=no"
+                        // Otherwise ThreadSanitizer's own SIGSEGV handler turns the signal into
+                        // exit 66 (in the control child and, chained, in the recorder child).
+                        environment["TSAN_OPTIONS"] = (environment["TSAN_OPTIONS"].map { $0 + ":" } ?? "") + "handle_segv=0"
+                    } else {
+                        environment.removeValue(forKey: "SWIFT_BACKTRACE")
+                    }
+                    process.environment = environment
+                    process.standardOutput = output
+                    process.standardError = error
+                    try process.run()
+                    process.waitUntilExit()
+                    return CrashChildEnding(
+                        reason: process.terminationReason,
+                        status: process.terminationStatus,
+                        standardOutput: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "",
+                        standardError: (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
+                    )
+                })
+            }.start()
+        }
+    }
+}
+
+/// One way to crash, and the signal it must end with.
+struct CrashMode: Sendable, CustomTestStringConvertible {
+    var name: String
+    var signal: Int32
+    var signalName: String
+    var testDescription: String { name }
+
+    #if arch(x86_64)
+    static let trap: (Int32, String) = (SIGILL, "SIGILL")
+    #else
+    static let trap: (Int32, String) = (SIGTRAP, "SIGTRAP")
+    #endif
+
+    static let all = [
+        CrashMode(name: "fatalError", signal: trap.0, signalName: trap.1),
+        CrashMode(name: "forceUnwrap", signal: trap.0, signalName: trap.1),
+        CrashMode(name: "overflow", signal: trap.0, signalName: trap.1),
+        CrashMode(name: "segv", signal: SIGSEGV, signalName: "SIGSEGV"),
+        CrashMode(name: "stackOverflow", signal: SIGSEGV, signalName: "SIGSEGV"),
+        CrashMode(name: "abort", signal: SIGABRT, signalName: "SIGABRT"),
+    ]
+}
+
+@Suite("Crash capture in real child processes")
+struct CrashChildProcessTests {
+    private func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crash-child-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test("a child that crashes dies exactly as the control child does, and its record becomes the right report", arguments: CrashMode.all)
+    func crash(mode: CrashMode) async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recordPath = folder.appendingPathComponent("crash.record").path
+
+        let control = try await CrashChildRunner.run(mode: mode.name, recordPath: nil, folder: folder)
+        let recorded = try await CrashChildRunner.run(mode: mode.name, recordPath: recordPath, folder: folder)
+        #expect(control.reason == .uncaughtSignal && control.status == mode.signal, "control: \(control.reason) \(control.status)")
+        #expect(recorded.reason == control.reason && recorded.status == control.status, "recorder: \(recorded.reason) \(recorded.status)")
+        #expect(recorded.standardOutput == "installed\n", "a second install in the same process returns false")
+        if !CrashChildRunner.isSanitized {
+            // Chained: the Swift runtime's backtracer still ran after our handler.
+            #expect(recorded.standardError.contains("Backtracing"))
+        }
+
+        let report = try #require(FatalSignalRecorder.takeReport(recordPath: recordPath))
+        #expect(!FileManager.default.fileExists(atPath: recordPath), "the record is deleted once read")
+        #expect(report.exceptionName == mode.signalName)
+        #expect(report.reason.hasPrefix("fatal signal \(mode.signal) (\(mode.signalName)), code "), "\(report.reason)")
+        // abort() sends SIGABRT itself (code -6, SI_TKILL): no fault address.
+        #expect(report.reason.contains(", address 0x") == (mode.name != "abort"), "\(report.reason)")
+        let frames = report.stack.split(separator: "\n")
+        #expect(!frames.isEmpty)
+        #expect(frames.first?.contains("+0x") == true, "\(report.stack)")
+        #expect(!report.stack.contains("/"), "frames name modules, never paths")
+        #expect(frames.contains { $0.hasPrefix("CrashChild+0x") }, "\(report.stack)")
+
+        switch mode.name {
+        case "fatalError":
+            #expect(control.standardError.contains("Fatal error: boom"))
+            #expect(!report.reason.contains("boom"), "the runtime's message goes only to standard error")
+        case "segv":
+            #expect(report.reason.hasSuffix("address 0x10"))
+            #expect(frames.first?.hasPrefix("CrashChild+0x") == true, "the top frame is the faulting write: \(report.stack)")
+        case "stackOverflow":
+            #expect(frames.count >= 100, "the recursion, up to 128 frames: \(frames.count)")
+        case "abort":
+            #expect(frames.contains { $0.hasPrefix("libc.so.6+0x") && $0.hasSuffix(" abort") }, "libc is the same file here, so dladdr names abort: \(report.stack)")
+        default:
+            break
+        }
+
+        let properties = report.properties(redaction: .standard)
+        #expect(properties["exception_name"] == .string(mode.signalName))
+    }
+
+    @Test("a child that installs the recorder and exits normally leaves an empty record: no report, file deleted")
+    func noCrash() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recordPath = folder.appendingPathComponent("crash.record").path
+        let ending = try await CrashChildRunner.run(mode: "exit", recordPath: recordPath, folder: folder)
+        #expect(ending.reason == .exit && ending.status == 0)
+        #expect(FileManager.default.fileExists(atPath: recordPath))
+        #expect(FatalSignalRecorder.takeReport(recordPath: recordPath) == nil)
+        #expect(!FileManager.default.fileExists(atPath: recordPath))
+    }
+}
+
+@Suite("Crash recorder installation in this process")
+struct CrashRecorderInstallTests {
+    @Test("the first install wins, a second is a no-op returning false, and uninstall frees the slot")
+    func installOnce() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crash-install-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = folder.appendingPathComponent("a.record").path
+        let second = folder.appendingPathComponent("b.record").path
+
+        #expect(FatalSignalRecorder.install(recordPath: first))
+        #expect(!FatalSignalRecorder.install(recordPath: second))
+        #expect(!FileManager.default.fileExists(atPath: second), "a refused install touches nothing")
+        let attributes = try FileManager.default.attributesOfItem(atPath: first)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect((attributes[.size] as? NSNumber)?.intValue == 0, "nothing is written until a crash")
+        FatalSignalRecorder.uninstall()
+        #expect(FatalSignalRecorder.install(recordPath: second))
+        FatalSignalRecorder.uninstall()
+        #expect(FatalSignalRecorder.takeReport(recordPath: first) == nil)
+        #expect(!FatalSignalRecorder.install(recordPath: folder.appendingPathComponent("missing/c.record").path), "an unopenable file is refused")
+    }
+}
+#endif
