@@ -18,24 +18,51 @@ import SimpleDataLogs
 //       the same, ending with `await SimpleDataLogs.shutdown()` (everything sent before exit).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.count >= 3 else {
+guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: OutboxCrashChild seal|stream|hold <folder> …\n".utf8))
     exit(64)
 }
+/// The argument at `index`, or an empty string.
+func argument(_ index: Int) -> String { index < arguments.count ? arguments[index] : "" }
+
 let mode = arguments[0]
 let folder = URL(fileURLWithPath: arguments[1])
+
+if mode.hasPrefix("crash-") {
+    // `crash-<kind>`: a client with `.crashes` autocapture tracks, then the process dies by
+    // <kind>; `crash-<kind>-control` dies the same way without the SDK, for the exit status.
+    let kind = mode.dropFirst("crash-".count).replacingOccurrences(of: "-control", with: "")
+    if !mode.hasSuffix("-control") {
+        let crashing = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), hooks: { var hooks = TestHooks(); hooks.startsUploader = false; return hooks }(), environment: [:])
+        crashing.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_crashes000000", endpoint: URL(string: "http://127.0.0.1:9")!, autocapture: .crashes, storageDirectory: folder))
+        crashing.track("before_crash")
+        _ = crashing.blockUntilJournaled(atLeast: 1, timeout: .seconds(10))
+    }
+    switch kind {
+    case "fatal": fatalError("boom at /Users/someone/Secret/File.swift line 42")
+    case "unwrap":
+        let missing: Int? = CommandLine.arguments.count > 100 ? 1 : nil
+        print(missing!)
+    case "segv":
+        let pointer = UnsafeMutablePointer<Int>(bitPattern: 0x10)!
+        pointer.pointee = 1
+    default:
+        abort()
+    }
+    exit(0)
+}
 
 if mode.hasPrefix("exit-") {
     // The façade, as a tool would use it; SDL_TEST_ENDPOINT names the local ingest.
     let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:9")!
     SimpleDataLogs.configure(ingestKey: "sdl_pub_lifecycle00000", endpoint: endpoint, storageDirectory: folder)
-    let count = Int(arguments[2]) ?? 10
+    let count = Int(argument(2)) ?? 10
     for seq in 0..<count { SimpleDataLogs.track("cli", properties: ["seq": .int(Int64(seq))]) }
     if mode == "exit-shutdown" { await SimpleDataLogs.shutdown() }
     exit(0)
 }
 var hooks = TestHooks()
-if mode == "seal" { hooks.crashPoint = SealCrashPoint(rawValue: arguments[2]) }
+if mode == "seal" { hooks.crashPoint = SealCrashPoint(rawValue: argument(2)) }
 // SDL_TEST_ENDPOINT: a local ingest to deliver to; without it the child only writes its outbox.
 let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:))
 if endpoint == nil { hooks.startsUploader = false }
@@ -54,13 +81,13 @@ func say(_ line: String) {
 
 switch mode {
 case "seal":
-    let count = Int(arguments[3]) ?? 50
+    let count = Int(argument(3)) ?? 50
     for seq in 0..<count { client.track("crash_test", properties: ["seq": .int(Int64(seq))]) }
     // Shutdown drains the journal stage, so the seal of the 50th event runs (and dies) first.
     await client.shutdown()
     say("finished without crashing")
 case "stream":
-    let count = Int(arguments[2]) ?? 100_000
+    let count = Int(argument(2)) ?? 100_000
     for seq in 0..<count {
         client.track("crash_test", properties: ["seq": .int(Int64(seq))])
         if seq % 100 == 99 {
@@ -70,7 +97,7 @@ case "stream":
     }
     say("finished without being killed")
 case "hold":
-    let count = Int(arguments[2]) ?? 10
+    let count = Int(argument(2)) ?? 10
     for seq in 0..<count { client.track("held", properties: ["seq": .int(Int64(seq))]) }
     _ = client.blockUntilJournaled(atLeast: count, timeout: .seconds(30))
     say("ready")

@@ -107,6 +107,9 @@ public final class SimpleDataLogsClient: Sendable {
             if directory == nil {
                 logger.error("No storage folder: set SDL_STORAGE_DIR or HOME, or pass storageDirectory. Events are kept in memory only.")
             }
+            if let directory {
+                captureCrashes(in: directory, configuration: configuration, logger: logger)
+            }
             if configuration.autocapture.contains(.appLaunches) {
                 // Journaled in intake order; the outbox fills in `is_first_launch` for its folder.
                 record("app_launched", properties: [:], at: nil, eventID: nil, deviceID: nil, origin: .autocaptured)

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+@Suite("Crashes end to end: a real process traps, the next launch sends app_crashed")
+struct CrashEndToEndTests {
+    @Test("exactly one app_crashed with the signal's name; the exit status equals a control child's without the SDK", arguments: [
+        ("fatal", "SIGILL"), ("unwrap", "SIGILL"), ("segv", "SIGSEGV"), ("abort", "SIGABRT"),
+    ])
+    func crashAndRelaunch(kind: String, signal: String) async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        // Under a sanitizer its own handlers would stand between the crash and the record.
+        let environment = ["TSAN_OPTIONS": "handle_segv=0:handle_sigill=0:handle_abort=0", "ASAN_OPTIONS": "handle_segv=0:handle_sigill=0:handle_abort=0:detect_leaks=0"]
+        let (withSDK, control) = try await onOwnThread {
+            let crashing = try ChildProcess("OutboxCrashChild", ["crash-\(kind)", path], environment: environment).wait()
+            let plain = try ChildProcess("OutboxCrashChild", ["crash-\(kind)-control", path + "-control"], environment: environment).wait()
+            return (crashing, plain)
+        }
+        #expect(withSDK.reason == control.reason && withSDK.status == control.status, "\(kind): \(withSDK) vs control \(control)")
+        #expect(withSDK.reason == .uncaughtSignal)
+
+        let ingest = try LocalIngest()
+        let relaunched = TestClient(directory: directory, endpoint: ingest.endpoint, adjust: { $0.crashReasonRedaction = .standard })
+        await relaunched.client.flush()
+        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+        #expect(crashes.count == 1)
+        #expect(crashes.first?.properties["exception_name"] == .string(signal))
+        if case .string(let reason)? = crashes.first?.properties["reason"] {
+            #expect(reason.hasPrefix("fatal signal #"), "redacted digits: \(reason)")
+        } else {
+            Issue.record("no reason")
+        }
+        if case .string(let stack)? = crashes.first?.properties["stack"] {
+            #expect(stack.contains("+0x") && !stack.contains("/"), "module+offset frames, no paths")
+        }
+        #expect(ingest.receivedEvents.contains { $0.name == "before_crash" }, "the events before the crash arrive too")
+        await relaunched.tearDown()
+        ingest.stop()
+        try? FileManager.default.removeItem(atPath: path + "-control")
+    }
+}
