@@ -97,5 +97,6 @@ extension JournalActor {
         guard sequence == openSequence, !openPayloads.isEmpty else { return }
         commit()
         seal()
+        completePendingSeals()
     }
 }

@@ -11,53 +11,85 @@ extension JournalActor {
     /// Seals the open batch into a batch file and starts a new journal.
     ///
     /// The journal file is already in the batch format, so sealing it is (DESIGN.md, "Sealing"):
-    /// 1. `fsync` the journal           → a crash leaves a journal; recovery seals it
-    /// 2. rename it into `batches/`     → atomic: the events are in exactly one file either way
-    /// No temporary file and no second copy: one `fsync` per batch. When the journal file is not
-    /// whole (the disk failed under it), the batch is written afresh by ``persist(_:retiringJournal:)``.
+    /// 1. make it durable (`fsync`, or one `syncfs` for a group) → a crash leaves a journal;
+    ///    recovery seals it
+    /// 2. rename it into `batches/`  → atomic: the events are in exactly one file either way
+    /// No temporary file and no second copy. Full batches within one chunk are completed together
+    /// (``completePendingSeals()``), so a burst pays one flush of the disk, not one per batch.
+    /// When the journal file is not whole (the disk failed under it), the batch is written afresh
+    /// by ``persist(_:retiringJournal:)``.
     func seal() {
         guard !openPayloads.isEmpty else { return }
         sealTimer?.cancel()
         sealTimer = nil
         commit()
         if sealed.contains(where: { $0.heldInMemory != nil }) { persistHeldBatches() }
-        let stored = sealJournalInPlace() ?? {
+        let batch = SealedBatch(id: openBatchID, sequence: openSequence, path: "r", payloads: openPayloads)
+        if area != nil, journalDescriptor >= 0, journalIsComplete {
+            // The descriptor now belongs to the pending seal.
+            pendingSeals.append(PendingSeal(descriptor: journalDescriptor, batch: batch, payloadBytes: openPayloadBytes))
+            journalDescriptor = -1
+        } else {
             closeJournal()
-            let batch = SealedBatch(id: openBatchID, sequence: openSequence, path: "r", payloads: openPayloads)
-            return persist(batch, retiringJournal: openSequence)
-        }()
-        insertSealed(stored)
+            insertSealed(persist(batch, retiringJournal: openSequence))
+            enforceCaps()
+            uploaderSignals?.yield(.batchesAvailable)
+        }
         openPayloads.removeAll(keepingCapacity: true)
         openPayloadBytes = 0
         journalIsComplete = true
         openSequence = nextSequence
         openBatchID = UUID()
         nextSequence += 1
-        enforceCaps()
-        uploaderSignals?.yield(.batchesAvailable)
     }
 
-    /// Turns the open journal file into the batch file: `fsync`, close, rename. `nil` when the
-    /// file is not whole or a step fails (the caller then writes the batch afresh).
-    private func sealJournalInPlace() -> StoredBatch? {
-        guard let area, journalDescriptor >= 0, journalIsComplete else { return nil }
-        let journal = area.journal(openSequence)
-        let stored = StoredBatch(
-            id: openBatchID, sequence: openSequence, path: "r", eventCount: openPayloads.count,
-            byteCount: openPayloadBytes + openPayloads.count * JournalRecord.headerSize + 96
-        )
-        do {
-            try fileSystem.sync(journalDescriptor, path: journal)
-            crashIfRequested(.afterJournalSync)
-            closeJournal()
-            try fileSystem.rename(journal, to: area.batchesFolder + "/" + stored.fileName)
-            crashIfRequested(.afterRename)
-            diskRecovered()
-            return stored
-        } catch {
-            reportDiskTrouble(error, doing: "seal a batch")
-            return nil
+    /// A sealed journal waiting for its flush and rename.
+    struct PendingSeal: Sendable {
+        var descriptor: Int32
+        var batch: SealedBatch
+        var payloadBytes: Int
+    }
+
+    /// Makes every pending seal durable with one flush, then renames each journal into
+    /// `batches/`, oldest first. Runs at the end of each chunk, and before a barrier, the opt-out,
+    /// a timer seal and shutdown, so nothing waits on a seal longer than its chunk.
+    func completePendingSeals() {
+        guard !pendingSeals.isEmpty, let area else { return }
+        let seals = pendingSeals
+        pendingSeals.removeAll()
+        var durable = true
+        if seals.count > 1, let syncAll = DiskFlush.syncFileSystem {
+            // One journal commit for the whole group: on ext4 an fsync costs about the same as a
+            // syncfs, so a burst of 100 batches pays once, not 100 times.
+            durable = syncAll(seals[0].descriptor) == 0
+        } else {
+            for seal in seals {
+                do { try fileSystem.sync(seal.descriptor, path: area.journal(seal.batch.sequence)) } catch {
+                    durable = false
+                    reportDiskTrouble(error, doing: "sync a journal")
+                }
+            }
         }
+        crashIfRequested(.afterJournalSync)
+        for seal in seals {
+            fileSystem.close(seal.descriptor)
+            let journal = area.journal(seal.batch.sequence)
+            let stored = StoredBatch(
+                id: seal.batch.id, sequence: seal.batch.sequence, path: "r", eventCount: seal.batch.payloads.count,
+                byteCount: seal.payloadBytes + seal.batch.payloads.count * JournalRecord.headerSize + 96
+            )
+            if durable, (try? fileSystem.rename(journal, to: area.batchesFolder + "/" + stored.fileName)) != nil {
+                crashIfRequested(.afterRename)
+                insertSealed(stored)
+            } else {
+                // The journal file could not be made durable or moved: write the batch afresh
+                // (temporary file, sync, rename), or hold it in memory until the disk allows.
+                insertSealed(persist(seal.batch, retiringJournal: seal.batch.sequence))
+            }
+        }
+        diskRecovered()
+        enforceCaps()
+        uploaderSignals?.yield(.batchesAvailable)
     }
 
     /// Writes `batch` as a file by the sealing protocol, or keeps it in memory when the disk

@@ -42,6 +42,8 @@ actor JournalActor {
     // sealing it is an fsync and a rename.
     var openSequence = 0
     var openBatchID = UUID()
+    /// Sealed journals waiting for their flush and rename (see ``completePendingSeals()``).
+    var pendingSeals: [PendingSeal] = []
     var journalDescriptor: Int32 = -1
     var openPayloads: [[UInt8]] = []
     var openPayloadBytes = 0
@@ -133,12 +135,14 @@ actor JournalActor {
         }
         sealTimer?.cancel()
         commit()
+        completePendingSeals()
     }
 
     /// Seals the open batch now (for `flush` and `shutdown`).
     func sealOpenBatch() {
         commit()
         seal()
+        completePendingSeals()
     }
 
     /// Closes the journal and gives the area back; the next process (or a sibling) adopts
@@ -146,6 +150,7 @@ actor JournalActor {
     func close() {
         sealTimer?.cancel()
         commit()
+        completePendingSeals()
         closeJournal()
         releaseArea()
     }
@@ -157,9 +162,11 @@ actor JournalActor {
                 append(event)
             case .optOut:
                 commit()
+                completePendingSeals()
                 deleteEverything()
             case .barrier(let barrier):
                 commit()
+                completePendingSeals()
                 barrier.pass()
             case .sessionCheckpoint(let sessions):
                 keep(sessions)
@@ -168,6 +175,7 @@ actor JournalActor {
             }
         }
         commit()
+        completePendingSeals()
     }
 
     /// Adds one event to the open batch, sealing before or after it as the policy says.
