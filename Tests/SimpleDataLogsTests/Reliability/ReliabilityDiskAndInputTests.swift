@@ -81,7 +81,8 @@ struct ReliabilityDiskAndInputTests {
     @Test("a million distinct property keys across events: memory stays bounded by the backlog and nothing crashes")
     func manyDistinctKeys() async throws {
         let test = TestClient()
-        for batch in 0..<100 {
+        let batches = isUnderSanitizer ? 10 : 100
+        for batch in 0..<batches {
             for index in 0..<10_000 {
                 let key = "k\(batch * 10_000 + index)"
                 test.client.track("wide", properties: [key: .int(Int64(index))])
@@ -89,7 +90,7 @@ struct ReliabilityDiskAndInputTests {
             await test.drain()
         }
         let counters = test.client.counters
-        #expect(counters.tracked == 1_000_000)
+        #expect(counters.tracked == batches * 10_000)
         #expect(counters.isBalanced, "\(counters)")
         #expect(counters.pendingOnDisk <= 10_000, "the caps hold the disk")
         await test.tearDown()
