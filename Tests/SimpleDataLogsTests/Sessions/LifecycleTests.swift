@@ -48,7 +48,7 @@ struct LifecycleTests {
     func synchronousDrain() async throws {
         let test = TestClient()
         for seq in 0..<500 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        let drained = try await onOwnThread { [client = test.client] in client.drainSynchronously(timeout: .seconds(5)) }
+        let drained = try await onOwnThread { [client = test.client] in client.drainSynchronously(timeout: .seconds(30)) }
         #expect(drained)
         #expect(try test.journaledEvents().count == 500)
         await test.tearDown()

@@ -132,7 +132,7 @@ struct UploaderURLSessionTransportTests {
         let start = ContinuousClock.now
         let error = await #expect(throws: TransportError.self) { try await Self.transport.send(request) }
         #expect(error?.kind == .cannotConnect, "\(String(describing: error))")
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ContinuousClock.now - start < .seconds(5) * sanitizerSlack)
         #expect(AnswerPolicy.action(for: .failed(error ?? TransportError(.other, message: "")), attempt: .init(wasGzipped: false, eventCount: 1), now: UploaderFixture.now)
             == .backOff(retryAfter: nil))
     }
@@ -144,13 +144,13 @@ struct UploaderURLSessionTransportTests {
         ingest.script([.normal(delay: .seconds(20))])
         let request = try builder(ingest).request(batchID: batchID, payloads: events(["t"]), sentAt: 1, gzip: false, timeout: .milliseconds(300))
         let start = ContinuousClock.now
-        let error = try await UploaderFixture.withTimeout(.seconds(15)) {
+        let error = try await UploaderFixture.withTimeout(.seconds(15) * sanitizerSlack) {
             await #expect(throws: TransportError.self) { try await Self.transport.send(request) }
         }
         #expect(error?.kind == .timedOut, "\(String(describing: error))")
         // 300 ms is rounded up to 1 s (below 1 s would fail at once on Linux).
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(10), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(10) * sanitizerSlack, "\(elapsed)")
     }
 
     @Test("cancelling the calling task ends an in-flight request promptly")
@@ -169,14 +169,14 @@ struct UploaderURLSessionTransportTests {
 
         let start = ContinuousClock.now
         task.cancel()
-        let outcome = try await UploaderFixture.withTimeout(.seconds(5)) { await task.result }
+        let outcome = try await UploaderFixture.withTimeout(.seconds(5) * sanitizerSlack) { await task.result }
         let elapsed = ContinuousClock.now - start
         guard case .failure(let error) = outcome else {
             Issue.record("send returned \(outcome) after cancellation")
             return
         }
         #expect((error as? TransportError)?.kind == .cancelled, "\(error)")
-        #expect(elapsed < .seconds(2), "\(elapsed)")
+        #expect(elapsed < .seconds(2) * sanitizerSlack, "\(elapsed)")
     }
 
     @Test("a task cancelled before sending throws cancelled without a request")
