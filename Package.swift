@@ -36,9 +36,10 @@ let package = Package(
             dependencies: ["SimpleDataLogs", "CZlib"],
             swiftSettings: strictSettings
         ),
+        .target(name: "SDLCommands", dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting"], swiftSettings: strictSettings),
         .executableTarget(
             name: "sdl",
-            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting"],
+            dependencies: ["SDLCommands"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -63,9 +64,30 @@ let package = Package(
             path: "Tests/OutboxCrashChild",
             swiftSettings: strictSettings
         ),
+        // A child process for the crash-capture tests: installs the fatal-signal recorder (or
+        // not, as the control) and crashes in the way it is told. Not a product.
+        .executableTarget(name: "CrashChild", dependencies: ["SimpleDataLogs"], path: "Tests/CrashChild", swiftSettings: strictSettings),
+        // Examples that compile in CI: a server-style request loop and a command-line tool.
+        .executableTarget(name: "ExampleServer", dependencies: ["SimpleDataLogs"], path: "Sources/Examples/Server", swiftSettings: strictSettings),
+        .executableTarget(name: "ExampleCommandLineTool", dependencies: ["SimpleDataLogs"], path: "Sources/Examples/CommandLineTool", swiftSettings: strictSettings),
+        // The reliability suite: kills a real tracking process with SIGKILL again and again
+        // against a flapping local ingest, and counts what arrives. `swift run -c release
+        // reliability --kills 1000`. Not a library product.
+        .executableTarget(
+            name: "reliability",
+            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting"],
+            path: "Tests/Reliability",
+            swiftSettings: strictSettings
+        ),
+        // libFuzzer targets, built with `-Xswiftc -sanitize=fuzzer,address -Xswiftc
+        // -parse-as-library` by scripts/fuzz.sh. Their sources hold only declarations, so a
+        // plain build links an empty program and libFuzzer supplies `main` in a fuzz build.
+        .executableTarget(name: "FuzzJournalRecord", dependencies: ["SimpleDataLogs"], path: "Tests/Fuzz/FuzzJournalRecord", swiftSettings: strictSettings),
+        .executableTarget(name: "FuzzBatchFile", dependencies: ["SimpleDataLogs"], path: "Tests/Fuzz/FuzzBatchFile", swiftSettings: strictSettings),
+        .executableTarget(name: "FuzzIngestRequest", dependencies: ["SimpleDataLogsTesting"], path: "Tests/Fuzz/FuzzIngestRequest", swiftSettings: strictSettings),
         .testTarget(
             name: "SimpleDataLogsTests",
-            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "CZlib"],
+            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "CZlib", "SDLCommands"],
             swiftSettings: strictSettings
         ),
     ],

@@ -108,10 +108,32 @@ final class SDLChild: Sendable {
 
     func signal(_ number: Int32) { _ = kill(pid, number) }
 
-    /// Waits for the child to exit; returns its status and everything it wrote.
-    func finish() async throws -> (status: Int32, output: String, errors: String) {
-        var status: Int32 = -1
-        for await code in exited { status = code }
+    /// Waits for the child to exit; returns its status and everything it wrote. A child still
+    /// running after `limit` is killed (status 9), so a broken signal path fails the test
+    /// instead of hanging the run.
+    func finish(limit: Duration = .seconds(20)) async throws -> (status: Int32, output: String, errors: String) {
+        let pid = pid
+        let exited = exited
+        let status = await withTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                var status: Int32 = -1
+                for await code in exited { status = code }
+                return status
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                if !Task.isCancelled { kill(pid, SIGKILL) }
+                return nil
+            }
+            var status: Int32 = -1
+            for await result in group {
+                if let result {
+                    status = result
+                    group.cancelAll()
+                }
+            }
+            return status
+        }
         // What is still in the pipes after the exit.
         let restOut = (try? outputPipe.fileHandleForReading.readToEnd()) ?? nil
         let restErr = (try? errorPipe.fileHandleForReading.readToEnd()) ?? nil

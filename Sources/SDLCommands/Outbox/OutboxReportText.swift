@@ -1,0 +1,60 @@
+import SimpleDataLogs
+
+/// ``OutboxReport`` as the lines `sdl outbox` prints.
+enum OutboxReportText {
+    static func lines(_ report: OutboxReport) -> [String] {
+        var lines = ["outbox \(report.root)"]
+        if report.areas.isEmpty { lines.append("  no areas: no client has used this folder yet") }
+        for area in report.areas {
+            lines.append("  area \(area.name): \(lockText(area.lock))")
+            lines += files("journal", area.journals, empty: "no open journal")
+            lines += files("batches/", area.batches, empty: "no sealed batches")
+            lines += files("set-aside/", area.setAside, empty: nil)
+            if !area.setAside.isEmpty {
+                lines.append("      set aside after a 400 or 415: not sent until `sdl outbox requeue \(report.root)`")
+            }
+            if !area.temporary.isEmpty {
+                lines.append("    tmp/: \(area.temporary.count) half-sealed files (the next client deletes them; their events are still in the journal)")
+            }
+        }
+        if !report.quarantined.isEmpty {
+            lines.append("  quarantine/: \(report.quarantined.count) files the SDK could not read, kept for you to look at:")
+            for file in report.quarantined { lines.append("    \(file.name)  \(file.byteCount) bytes") }
+        }
+        for stray in report.strayEntries { lines.append("  \(stray): not a folder (ignored by the SDK)") }
+        lines.append("  total: \(report.pendingEvents) events waiting, \(report.setAsideEvents) set aside, \(report.damagedRecords) damaged records, \(report.quarantined.count) quarantined files")
+        return lines
+    }
+
+    private static func files(_ label: String, _ files: [OutboxFileReport], empty: String?) -> [String] {
+        guard !files.isEmpty else { return empty.map { ["    \(label): \($0)"] } ?? [] }
+        var lines = ["    \(label): \(files.count) files, \(files.reduce(0) { $0 + $1.events }) events"]
+        for file in files {
+            var line = "      \(file.name)  \(file.events) events, \(file.byteCount) bytes"
+            if let oldest = file.oldestTimestamp, let newest = file.newestTimestamp {
+                line += ", \(EventLine.time(oldest, withDate: true)) … \(EventLine.time(newest, withDate: true))"
+            }
+            lines.append(line)
+            if !file.damage.isEmpty {
+                let runs = file.damage.map { "\($0.length) bytes at offset \($0.offset)" }.joined(separator: ", ")
+                lines.append("        damaged: \(file.damage.count) (\(runs)); every intact record around it is kept")
+            }
+            if let problem = file.problem { lines.append("        \(problem)") }
+        }
+        return lines
+    }
+
+    private static func lockText(_ lock: OutboxLockReport) -> String {
+        guard lock.exists else { return "no lock file (never opened by a client)" }
+        let owner = lock.ownerPID.map { pid in "pid \(pid) (\(lock.ownerAlive == true ? "running" : "not running"))" } ?? "no pid recorded"
+        switch lock.state {
+        case .held(let pid):
+            let holder = pid.map { " by pid \($0)" } ?? ""
+            return "in use: lock held\(holder), per \(lock.method); last owner \(owner)"
+        case .free:
+            return "free (per \(lock.method)); last owner \(owner); the next client adopts its files"
+        case .unknown(let why):
+            return "lock state unknown (\(why)); last owner \(owner)"
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import SimpleDataLogs
+
+/// `sdl send`'s command line, checked: everything the send needs, or the usage error.
+struct SendOptions: Sendable {
+    var event: String
+    var properties: [String: PropertyValue]
+    var endpoint: URL
+    var key: String
+    var storage: URL?
+    var timeout: Duration
+
+    static let valued: Set<String> = ["--prop", "--endpoint", "--key", "--storage", "--timeout"]
+
+    init(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
+        guard let event = parsed.positionals.first else {
+            throw UsageError("which event? The event name is missing.", hint: "Type `sdl send EVENT [--prop key=value]…`, for example `sdl send deploy_finished --prop env=staging`.")
+        }
+        guard parsed.positionals.count == 1 else {
+            throw UsageError(
+                "one event at a time; unexpected \(parsed.positionals[1]).",
+                hint: "Properties go with --prop: `sdl send \(event) --prop \(parsed.positionals[1].contains("=") ? parsed.positionals[1] : "key=value")`."
+            )
+        }
+        let bytes = event.utf8.count
+        guard bytes > 0, bytes <= 200, !event.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            throw UsageError("the event name must be 1 to 200 UTF-8 bytes without control characters.", hint: "Type a name such as `build_finished`.")
+        }
+        self.event = event
+        var properties: [String: PropertyValue] = [:]
+        for argument in parsed.all("--prop") {
+            let (key, value) = try PropertyArgument.parse(argument)
+            properties[key] = value
+        }
+        self.properties = properties
+
+        let endpointText = parsed.value("--endpoint") ?? SimpleDataLogsClient.Configuration.defaultEndpoint.absoluteString
+        guard let endpoint = URL(string: endpointText), let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              endpoint.host?.isEmpty == false else {
+            throw UsageError("--endpoint must be an http:// or https:// URL, not \(endpointText).", hint: "Type, for example, `--endpoint http://localhost:4001`.")
+        }
+        self.endpoint = endpoint
+
+        guard let key = parsed.value("--key") ?? environment["SDL_INGEST_KEY"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+            throw UsageError("no ingest key.", hint: "Pass `--key sdl_sec_…` or set SDL_INGEST_KEY in the environment.")
+        }
+        guard key.hasPrefix("sdl_pub_") || key.hasPrefix("sdl_sec_"), key.count > 8 else {
+            throw UsageError("the key \(KeyText.shown(key)) is not an ingest key (they start with sdl_pub_ or sdl_sec_).", hint: "Copy the key from your SimpleDataLogs project into `--key` or SDL_INGEST_KEY.")
+        }
+        self.key = key
+
+        storage = parsed.value("--storage").map { URL(fileURLWithPath: $0) }
+        if let text = parsed.value("--timeout") {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
+                throw UsageError("--timeout must be a number of seconds from 0 to 3600, not \(text).", hint: "Type, for example, `--timeout 10`.")
+            }
+            timeout = .milliseconds(Int64((seconds * 1_000).rounded(.up)))
+        } else {
+            timeout = .seconds(10)
+        }
+    }
+}

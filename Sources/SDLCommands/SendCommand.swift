@@ -1,0 +1,105 @@
+import Foundation
+import SimpleDataLogs
+
+/// `sdl send EVENT`: tracks one event through the real SDK (journal, outbox, uploader) and
+/// waits, at most `--timeout`, for the ingest to accept it and whatever earlier runs left.
+enum SendCommand {
+    static let help = """
+        Usage: sdl send EVENT [--prop key=value]… [--endpoint URL] [--key KEY] [--storage DIR] [--timeout SECONDS]
+
+        Tracks one event from a shell script or a CI job through the SDK and waits for delivery.
+        Events earlier runs left in the same storage folder are sent too.
+
+        Options:
+          --prop key=value   a property; repeat for more. true/false are sent as a bool, an integer
+                             as an integer, a number as a number, anything else as a string
+          --endpoint URL     the ingest (default https://edge.simpledatalogs.com; a local one:
+                             http://localhost:4001, see `sdl ingest`)
+          --key KEY          the ingest key, sdl_sec_… or sdl_pub_… (or set SDL_INGEST_KEY)
+          --storage DIR      the outbox folder (default: SDL_STORAGE_DIR, else
+                             $XDG_DATA_HOME or ~/.local/share, then /sdl/SimpleDataLogs)
+          --timeout SECONDS  the longest to wait for delivery (default 10)
+          --help             this text
+
+        Exit status:
+          0   delivered (and nothing else is waiting in the storage folder)
+          1   not deliverable: the ingest rejected the event or set its batch aside
+          64  usage error: the message says what to type instead
+          75  not delivered yet but safe on disk (ingest down, a 401, a backoff longer than the
+              timeout): the next `sdl send` with the same storage folder sends it
+        """
+
+    static func run(_ arguments: [String], console: any Console, environment: [String: String]) async -> Int32 {
+        let options: SendOptions
+        do {
+            let parsed = try ParsedArguments(arguments, valued: SendOptions.valued, flags: [], command: "sdl send")
+            if parsed.wantsHelp {
+                console.out(help)
+                return ExitCode.success
+            }
+            options = try SendOptions(parsed, environment: environment)
+        } catch {
+            return error.report(as: "sdl send", to: console)
+        }
+        return await send(options, console: console, environment: environment)
+    }
+
+    private static func send(_ options: SendOptions, console: any Console, environment: [String: String]) async -> Int32 {
+        let clock = ContinuousClock()
+        let deadline = clock.now + options.timeout
+        let client = SimpleDataLogsClient(
+            clock: clock, wallClock: SystemWallClock(), logSink: ConsoleLogSink(console: console),
+            hooks: TestHooks(), environment: environment
+        )
+        client.configure(SimpleDataLogsClient.Configuration(
+            ingestKey: options.key, endpoint: options.endpoint, storageDirectory: options.storage, appID: "sdl",
+            requestTimeout: min(options.timeout, .seconds(30))
+        ))
+        let reports = client.deliveryReports()
+        async let outcome = SendOutcome.collect(reports)
+        client.track(options.event, properties: options.properties)
+        // One try within the timeout; `flush` returns at once when its task is cancelled, and
+        // the event is on disk either way.
+        await withTimeLimit(options.timeout) { _ = await client.flush() }
+        // Shutdown tries once more in what time is left (a flush ignores a short backoff), then
+        // keeps the rest on disk.
+        await client.shutdown(timeLimit: max(.zero, deadline - clock.now))
+        let counters = client.counters
+        let said = await outcome
+        let folder = options.storage?.path ?? OutboxInspector.defaultRoot(appID: "sdl", environment: environment) ?? "the outbox folder"
+        let earlier = counters.recovered > 0 ? " and \(counters.recovered) events earlier runs left" : ""
+
+        if counters.pending > 0 {
+            let why = said.lastProblem ?? "no answer from \(options.endpoint.absoluteString) within \(options.timeout)"
+            console.err("sdl send: not delivered yet (\(why)).")
+            console.err("  \(counters.pending) events are safe on disk in \(folder); the next `sdl send` with that storage folder sends them.")
+            return ExitCode.tryAgainLater
+        }
+        if counters.invalid > 0 || counters.droppedTooLarge > 0 {
+            console.err("sdl send: the SDK dropped the event as invalid or too large; see the [SDK] lines above.")
+            return ExitCode.failure
+        }
+        if !said.rejected.isEmpty {
+            console.err("sdl send: the ingest rejected \(said.rejected.count) events: \(said.rejected.joined(separator: "; ")).")
+            return ExitCode.failure
+        }
+        if !said.setAside.isEmpty {
+            console.err("sdl send: the ingest refused a batch (\(said.setAside.joined(separator: "; "))); it is set aside in \(folder).")
+            console.err("  After fixing the cause, `sdl outbox requeue \(folder)` queues it again.")
+            return ExitCode.failure
+        }
+        console.out("sdl send: delivered \(options.event)\(earlier) to \(options.endpoint.absoluteString).")
+        return ExitCode.success
+    }
+
+    /// Runs `work` until it ends or `limit` passes, whichever is first; `work` is cancelled when
+    /// the limit wins.
+    private static func withTimeLimit(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await work() }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}
