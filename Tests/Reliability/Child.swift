@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import SimpleDataLogs
+
+/// The child: tracks `seq` S, S+1, … at a steady rate into a client on the shared folder until
+/// the driver kills it with `SIGKILL`.
+///
+/// What it prints, each line written with one `write(2)` before the program goes on:
+/// - `ready` once the client is configured;
+/// - `t <seq>` *before* the `track` call of that seq, so the driver never reuses a seq the child
+///   may have tracked (at most the last announced seq of a killed child was not tracked yet);
+/// - `w <seq>`: every seq up to this one is in the journal (written with `write(2)`, so it
+///   survives `SIGKILL`);
+/// - `anomaly …` if the watermark can no longer be mapped to seqs (an event skipped or dropped
+///   before the journal), after which it prints no more watermarks.
+///
+/// Runs on the main thread, which is not one of the cooperative pool's: the pacing sleeps
+/// block only this thread. The SDK's stages and uploader run on threads of their own.
+enum Child {
+    static func run(_ options: ChildOptions) -> Never {
+        var hooks = TestHooks()
+        // Backoff delays a hundredth of the product's, so a child sends soon after the ingest
+        // comes back (its life is a few hundred milliseconds).
+        hooks.backoffScale = 0.01
+        let client = SimpleDataLogsClient(
+            clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(),
+            hooks: hooks, environment: [:]
+        )
+        client.configure(SimpleDataLogsClient.Configuration(
+            ingestKey: "sdl_pub_reliability000", endpoint: options.endpoint,
+            sessionMode: .inactivityTimeout(minutes: 30), storageDirectory: URL(fileURLWithPath: options.folder),
+            batchSize: 50, requestTimeout: .seconds(5)
+        ))
+        say("ready")
+
+        let interval = 1_000_000_000 / UInt64(options.rate)
+        let start = monotonicNanoseconds()
+        // How often the watermark is read: about every 4 ms.
+        let pollEvery = max(1, options.rate / 250)
+        var calls = 0
+        var reported = options.startSeq - 1
+        var mapping = true
+        var seq = options.startSeq
+        while true {
+            let due = start + UInt64(calls) * interval
+            let now = monotonicNanoseconds()
+            if due > now { sleepNanoseconds(due - now) }
+            say("t \(seq)")
+            client.track("reliability", properties: ["seq": .int(seq)])
+            calls += 1
+            seq += 1
+            if mapping && calls % pollEvery == 0 {
+                // Read the watermark first, then the counters: events the SDK made itself
+                // (session_start, the session_end of a dead child's session) are journaled too
+                // and counted in `tracked`, so `written - (tracked - calls)` is a lower bound
+                // of this child's journaled events, which the journal writes in intake order.
+                let written = client.journalWatermark.eventsWritten
+                let counters = client.counters
+                if counters.skippedBacklog + counters.invalid + counters.droppedTooLarge + counters.droppedBeforeConfigure > 0 {
+                    say("anomaly events dropped before the journal: \(counters)")
+                    mapping = false
+                    continue
+                }
+                let generated = counters.tracked - calls
+                let journaledLive = written - generated
+                if journaledLive > 0 {
+                    let mark = options.startSeq + Int64(journaledLive) - 1
+                    if mark > reported {
+                        reported = mark
+                        say("w \(mark)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes one line to standard output with `write(2)`: nothing is buffered in the process,
+    /// so a line written before a `SIGKILL` reaches the driver.
+    static func say(_ line: String) {
+        var text = line + "\n"
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    exit(74) // the driver is gone
+                }
+                offset += written
+            }
+        }
+    }
+}
+
+/// Nanoseconds on the monotonic clock.
+func monotonicNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}
+
+/// Sleeps the calling thread (never call it from a task).
+func sleepNanoseconds(_ nanoseconds: UInt64) {
+    var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+}
