@@ -46,6 +46,14 @@ if mode.hasPrefix("crash-") {
     case "segv":
         let pointer = UnsafeMutablePointer<Int>(bitPattern: 0x10)!
         pointer.pointee = 1
+    case "stack":
+        /// Unbounded recursion: the guard page ends it with SIGSEGV, handled on the alternate stack.
+        @inline(never) func recurse(_ depth: Int) -> Int {
+            var frame = [Int](repeating: depth, count: 1)
+            if depth < 0 { return 0 } // never true; it keeps the compiler from refusing the recursion
+            return recurse(depth + 1) + frame.removeLast()
+        }
+        print(recurse(0))
     default:
         abort()
     }

@@ -6,7 +6,7 @@ import SimpleDataLogsTesting
 @Suite("Crashes end to end: a real process traps, the next launch sends app_crashed")
 struct CrashEndToEndTests {
     @Test("exactly one app_crashed with the signal's name; the exit status equals a control child's without the SDK", arguments: [
-        ("fatal", "SIGILL"), ("unwrap", "SIGILL"), ("segv", "SIGSEGV"), ("abort", "SIGABRT"),
+        ("fatal", "SIGILL"), ("unwrap", "SIGILL"), ("segv", "SIGSEGV"), ("stack", "SIGSEGV"), ("abort", "SIGABRT"),
     ])
     func crashAndRelaunch(kind: String, signal: String) async throws {
         let directory = TemporaryDirectory()

@@ -117,3 +117,34 @@ struct ReliabilityDiskAndInputTests {
         await test.tearDown()
     }
 }
+
+@Suite("Reliability: security")
+struct ReliabilitySecurityTests {
+    @Test("the ingest key never appears in full in any log line or any file the SDK writes")
+    func keyNeverInFull() async throws {
+        let key = "sdl_sec_thisIsTheWholeSecretKey0123456789"
+        let delivery = try Delivery(key: key)
+        delivery.ingest.script([.status(401)])
+        delivery.track(0..<60)
+        await delivery.client.flush()
+        await delivery.test.drain()
+        #expect(delivery.test.log.lines.allSatisfy { !$0.message.contains(key) })
+        #expect(delivery.test.log.lines.contains { $0.message.contains("401") }, "the pause was logged")
+        for file in JournalReader.files(under: delivery.test.directory.path) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: delivery.test.directory.path + "/" + file))
+            #expect(bytes.range(of: Data(key.utf8)) == nil, "\(file)")
+        }
+        await delivery.tearDown()
+    }
+
+    @Test("the local ingest listens on loopback only")
+    func ingestOnLoopback() throws {
+        let ingest = try LocalIngest()
+        defer { ingest.stop() }
+        #expect(ingest.endpoint.host == "127.0.0.1")
+        let listening = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let port = String(format: "%04X", ingest.port)
+        let lines = listening.split(separator: "\n").filter { $0.contains(":\(port) ") && $0.contains(" 0A ") }
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.contains("0100007F:\(port)") }, "bound to 127.0.0.1, not 0.0.0.0")
+    }
+}
