@@ -84,27 +84,14 @@ struct DeliveryEndpointTests {
         let ingest = delivery.ingest
         delivery.track(0..<10)
         await client.flush()
-        let poolWidth = ProcessInfo.processInfo.activeProcessorCount
-        let delivered: Int = await withCheckedContinuation { (result: CheckedContinuation<Int, Never>) in
-            Thread {
-                let entered = DispatchSemaphore(value: 0)
-                let release = DispatchSemaphore(value: 0)
-                for _ in 0..<poolWidth {
-                    Task.detached {
-                        entered.signal()
-                        release.wait() // Deliberately blocks a pool thread: this is the test's load.
-                    }
-                }
-                for _ in 0..<poolWidth { entered.wait() }
-                for seq in 10..<110 { client.track("e", properties: ["seq": .int(Int64(seq))]) }
-                // Waits on a real server over a real socket, bounded: the SDK seals two batches of
-                // 50 and sends them with no pool thread free.
-                let deadline = Date().addingTimeInterval(20)
-                while ingest.summary.accepted < 110 && Date() < deadline { usleep(2_000) }
-                let count = ingest.summary.accepted
-                for _ in 0..<poolWidth { release.signal() }
-                result.resume(returning: count)
-            }.start()
+        let delivered = await whileCooperativePoolIsBlocked {
+            for seq in 10..<110 { client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            // Waits on a real server over a real socket, bounded: the SDK seals two batches of
+            // 50 and sends them with no pool thread free. (A plain thread cannot await the
+            // ingest's waits; the pool they would need is the thing held.)
+            let deadline = Date().addingTimeInterval(20)
+            while ingest.summary.accepted < 110 && Date() < deadline { usleep(2_000) }
+            return ingest.summary.accepted
         }
         #expect(delivered == 110)
         await delivery.tearDown()

@@ -97,24 +97,9 @@ struct PipelineTests {
         let client = test.client
         test.client.track("warm-up")
         await test.drain()
-        let poolWidth = ProcessInfo.processInfo.activeProcessorCount
-        let reached: Bool = await withCheckedContinuation { (result: CheckedContinuation<Bool, Never>) in
-            // This check runs on a thread of its own: the pool is about to be full.
-            Thread {
-                let entered = DispatchSemaphore(value: 0)
-                let release = DispatchSemaphore(value: 0)
-                for _ in 0..<poolWidth {
-                    Task.detached {
-                        entered.signal()
-                        release.wait() // Deliberately blocks a pool thread: this is the test's load.
-                    }
-                }
-                for _ in 0..<poolWidth { entered.wait() }
-                for index in 0..<1_000 { client.track("while-saturated", properties: ["i": .int(Int64(index))]) }
-                let ok = client.blockUntilJournaled(atLeast: 1_001, timeout: .seconds(20))
-                for _ in 0..<poolWidth { release.signal() }
-                result.resume(returning: ok)
-            }.start()
+        let reached = await whileCooperativePoolIsBlocked {
+            for index in 0..<1_000 { client.track("while-saturated", properties: ["i": .int(Int64(index))]) }
+            return client.blockUntilJournaled(atLeast: 1_001, timeout: .seconds(20))
         }
         #expect(reached, "the journal advanced with no pool thread free")
         #expect(try await test.flushedEvents().count == 1_001)
