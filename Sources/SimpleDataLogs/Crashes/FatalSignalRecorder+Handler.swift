@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 
 // The handler's state. Everything the handler touches is reached from these `Atomic`s, which are
-// `Sendable`, so no `nonisolated(unsafe)` is needed: the state block is a raw allocation whose
+// `Sendable`, so no unsafe global is needed: the state block is a raw allocation whose
 // address travels as a `UInt` bit pattern, published with a releasing store after it is fully
 // built (install) and read with an acquiring load (handler), so the handler sees it complete.
 // Global `let`s are initialized lazily on first use (swift_once); `install` touches each before
