@@ -79,9 +79,10 @@ let package = Package(
             path: "Tests/Reliability",
             swiftSettings: strictSettings
         ),
-        // libFuzzer targets, built with `-Xswiftc -sanitize=fuzzer,address -Xswiftc
-        // -parse-as-library` by scripts/fuzz.sh. Their sources hold only declarations, so a
-        // plain build links an empty program and libFuzzer supplies `main` in a fuzz build.
+        // libFuzzer targets, built by scripts/fuzz.sh with `-Xswiftc -sanitize=fuzzer,address
+        // -Xswiftc -parse-as-library -Xswiftc -DSDL_LIBFUZZER`. A plain build links an empty
+        // program; the fuzz build compiles the `<Target>_main` that SwiftPM's link step names and
+        // that hands over to libFuzzer's driver.
         .executableTarget(name: "FuzzJournalRecord", dependencies: ["SimpleDataLogs"], path: "Tests/Fuzz/FuzzJournalRecord", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzBatchFile", dependencies: ["SimpleDataLogs"], path: "Tests/Fuzz/FuzzBatchFile", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzIngestRequest", dependencies: ["SimpleDataLogsTesting"], path: "Tests/Fuzz/FuzzIngestRequest", swiftSettings: strictSettings),
