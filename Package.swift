@@ -77,6 +77,7 @@ let package = Package(
             name: "reliability",
             dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting"],
             path: "Tests/Reliability",
+            exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
         // libFuzzer targets, built by scripts/fuzz.sh with `-Xswiftc -sanitize=fuzzer,address
