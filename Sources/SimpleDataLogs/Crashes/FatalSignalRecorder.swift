@@ -143,7 +143,13 @@ package enum FatalSignalRecorder {
     private static func useAlternateStack() {
         var current = stack_t()
         guard sigaltstack(nil, &current) == 0 else { return }
-        if current.ss_flags & Int32(SS_DISABLE) == 0, current.ss_size >= alternateStackSize { return }
+        if current.ss_flags & Int32(SS_DISABLE) == 0 {
+            if current.ss_size >= alternateStackSize { return }
+            // AddressSanitizer gives every thread an alternate stack of its own and unmaps it when
+            // the thread ends; replacing it makes that unmap fail and ASan abort the process. Its
+            // stack is large enough for this handler, so under ASan the existing one stays.
+            if isAddressSanitizerLoaded { return }
+        }
         var address = alternateStackAddress.load(ordering: .acquiring)
         if address == 0 {
             let fresh = UnsafeMutableRawPointer.allocate(byteCount: alternateStackSize, alignment: 16)
@@ -158,6 +164,9 @@ package enum FatalSignalRecorder {
         stack.ss_flags = 0
         _ = sigaltstack(&stack, nil)
     }
+
+    /// Whether this process runs under AddressSanitizer (a test build).
+    private static let isAddressSanitizerLoaded: Bool = dlsym(dlopen(nil, RTLD_NOW), "__asan_init") != nil
 
     /// Where `ucontext_t` keeps the interrupted instruction's address; -1 where unknown.
     private static func programCounterOffset() -> Int {

@@ -16,7 +16,7 @@ private struct CrashChildEnding: Sendable {
 private enum CrashChildRunner {
     /// ThreadSanitizer is in this process: the children are built with it too, and the Swift
     /// backtracer must be off in them. On Linux RTLD_DEFAULT is 0 (nil); -2 is macOS's value.
-    static let isSanitized = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
+    static let isSanitized = isUnderSanitizer
 
     static func executable() -> String? {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -50,6 +50,8 @@ private enum CrashChildRunner {
                         // Otherwise ThreadSanitizer's own SIGSEGV handler turns the signal into
                         // exit 66 (in the control child and, chained, in the recorder child).
                         environment["TSAN_OPTIONS"] = (environment["TSAN_OPTIONS"].map { $0 + ":" } ?? "") + "handle_segv=0"
+                        // Likewise AddressSanitizer's handlers would report the crash and exit 1.
+                        environment["ASAN_OPTIONS"] = (environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "") + "handle_segv=0:handle_sigill=0:handle_abort=0:handle_sigbus=0:handle_sigfpe=0:detect_leaks=0"
                     } else {
                         environment.removeValue(forKey: "SWIFT_BACKTRACE")
                     }
