@@ -102,7 +102,7 @@ public final class LocalIngest: Sendable {
     ///   - count: How many events.
     ///   - timeout: How long to wait at most (real time).
     /// - Returns: `true` once the count is reached; `false` on timeout, cancellation or ``stop()``.
-    public func waitForEvents(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForEvents(count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await storage.wait(timeout: timeout) { $0.accepted >= count }
     }
 
@@ -112,7 +112,7 @@ public final class LocalIngest: Sendable {
     ///   - count: How many events.
     ///   - timeout: How long to wait at most (real time).
     /// - Returns: `true` once the count is reached; `false` on timeout, cancellation or ``stop()``.
-    public func waitForRawEvents(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForRawEvents(count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await storage.wait(timeout: timeout) { $0.rawEvents >= count }
     }
 
@@ -121,7 +121,7 @@ public final class LocalIngest: Sendable {
     ///   - count: How many requests.
     ///   - timeout: How long to wait at most (real time).
     /// - Returns: `true` once the count is reached; `false` on timeout, cancellation or ``stop()``.
-    public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForRequests(count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await storage.wait(timeout: timeout) { $0.requests >= count }
     }
 
@@ -130,7 +130,7 @@ public final class LocalIngest: Sendable {
     ///   - count: How many batches.
     ///   - timeout: How long to wait at most (real time).
     /// - Returns: `true` once the count is reached; `false` on timeout, cancellation or ``stop()``.
-    public func waitForBatches(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForBatches(count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await storage.wait(timeout: timeout) { $0.batches >= count }
     }
 
@@ -140,7 +140,7 @@ public final class LocalIngest: Sendable {
     ///   - timeout: How long to wait at most (real time).
     ///   - condition: Checked now and after every change, under the server's lock: keep it quick.
     /// - Returns: `true` once the condition holds; `false` on timeout, cancellation or ``stop()``.
-    public func waitForSummary(timeout: Duration = .seconds(10), until condition: @escaping @Sendable (Summary) -> Bool) async -> Bool {
+    public func waitForSummary(timeout: Duration = .seconds(30), until condition: @escaping @Sendable (Summary) -> Bool) async -> Bool {
         await storage.wait(timeout: timeout, until: condition)
     }
 }
