@@ -142,7 +142,10 @@ struct ReliabilitySecurityTests {
         let ingest = try LocalIngest()
         defer { ingest.stop() }
         #expect(ingest.endpoint.host == "127.0.0.1")
-        let listening = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        // Read to the end: /proc files report size 0, and a busy machine lists many sockets.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/net/tcp"))
+        let listening = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        try handle.close()
         let port = String(format: "%04X", ingest.port)
         let lines = listening.split(separator: "\n").filter { $0.contains(":\(port) ") && $0.contains(" 0A ") }
         #expect(!lines.isEmpty && lines.allSatisfy { $0.contains("0100007F:\(port)") }, "bound to 127.0.0.1, not 0.0.0.0")
