@@ -1,8 +1,9 @@
-/// The running stages of one configured client, wired together, and the one task that owns them.
+/// The running stages of one configured client, wired together, and the two tasks that own them:
+/// one for the stage loops, one for the uploader's loop.
 ///
 /// ```
-/// track() ──▶ Intake ──wake-ups──▶ IdentityActor ──[PipelineItem]──▶ SessionsActor ──[PipelineItem]──▶ JournalActor
-///             (lock)  AsyncStream<Void>             AsyncStream                       AsyncStream         (own thread)
+/// track() ──▶ Intake ──wake-ups──▶ IdentityActor ──[PipelineItem]──▶ SessionsActor ──[PipelineItem]──▶ JournalActor ──signals──▶ Uploader
+///             (lock)  AsyncStream<Void>             AsyncStream                       AsyncStream         (own thread)  AsyncStream  (own thread)
 /// ```
 ///
 /// The chunk streams are unbounded on purpose: the intake admits at most 5,000 events that are
@@ -98,8 +99,8 @@ final class Pipeline: Sendable {
         return { input in await uploader.run(input) }
     }
 
-    /// Seals the open batch and has the uploader try every queued batch once.
-    /// - Returns: Whether the attempt ended (`false` when the calling task was cancelled).
+    /// Seals the open batch and has the uploader try every queued batch once; returns when that
+    /// attempt ends, or at once when the calling task is cancelled (the attempt goes on).
     func flushOnce() async {
         await journal.sealOpenBatch()
         guard let uploaderSignals else { return }
