@@ -1,25 +1,25 @@
 /// The ingest's limits (INGEST-API.md), in one place, so that the validator, the batcher and the
-/// local ingest agree.
-enum EventLimits {
+/// local ingest (through `package` access) agree.
+package enum EventLimits {
     /// An event name: 1 to 200 UTF-8 bytes, no control characters.
-    static let maxNameBytes = 200
+    package static let maxNameBytes = 200
     /// A device id: 1 to 200 bytes.
-    static let maxDeviceIDBytes = 200
+    package static let maxDeviceIDBytes = 200
     /// An event id: 1 to 64 bytes.
-    static let maxEventIDBytes = 64
+    package static let maxEventIDBytes = 64
     /// At most 200 property keys per event.
-    static let maxPropertyCount = 200
+    package static let maxPropertyCount = 200
     /// A property key: 1 to 200 bytes.
-    static let maxPropertyKeyBytes = 200
+    package static let maxPropertyKeyBytes = 200
     /// A string value: at most 8,192 bytes.
-    static let maxStringValueBytes = 8_192
+    package static let maxStringValueBytes = 8_192
     /// A request body before compression: at most 256 KiB.
-    static let maxBodyBytes = 262_144
+    package static let maxBodyBytes = 262_144
     /// At most 1,000 events per request.
-    static let maxEventsPerRequest = 1_000
+    package static let maxEventsPerRequest = 1_000
     /// The SDK keeps back-dated events up to this many days old (the edge allows 3,652).
-    static let maxBackdateDays: Int64 = 3_650
-    static let millisecondsPerDay: Int64 = 86_400_000
+    package static let maxBackdateDays: Int64 = 3_650
+    package static let millisecondsPerDay: Int64 = 86_400_000
     /// The bytes of a request body around its events: `{"sent_at":<13 digits>,"events":[` and `]}`.
-    static let bodyOverheadBytes = 64
+    package static let bodyOverheadBytes = 64
 }

@@ -24,8 +24,6 @@ package final class WriterGate: Sendable {
     /// Holds future writers again.
     package func close() { state.withLock { $0.isOpen = false } }
 
-    /// How many writers are waiting at the gate now.
-    package var heldWriters: Int { state.withLock { $0.waiters.count } }
 
     /// Returns when the gate is open.
     func pass() async {

@@ -40,9 +40,6 @@ final class Barrier: Sendable {
         return passed || semaphore.wait(timeout: timeout) == .success
     }
 
-    /// Whether ``pass()`` has run.
-    var isPassed: Bool { state.withLock { $0.passed } }
-
     /// Returns once the barrier has been passed, or at once when the calling task is cancelled
     /// (the work behind the barrier goes on regardless).
     func wait() async {

@@ -6,16 +6,17 @@ import SimpleDataLogs
 /// inside one event rejects that event alone. Deduplication is not done here: it needs the
 /// server's memory, which ``IngestStorage`` holds.
 enum IngestValidator {
-    /// The contract's limits, copied from the SDK's internal `EventLimits` (same numbers).
+    /// The contract's limits: the SDK's own `EventLimits`, so the two sides cannot drift apart,
+    /// plus the edge's `ts` window, which the SDK keeps narrower (3,650 days).
     enum Limits {
-        static let maxEvents = 1_000
-        static let maxNameBytes = 200
-        static let maxEventIDBytes = 64
-        static let maxDeviceIDBytes = 200
-        static let maxPropertyCount = 200
-        static let maxPropertyKeyBytes = 200
-        static let maxStringValueBytes = 8_192
-        static let millisecondsPerDay: Int64 = 86_400_000
+        static let maxEvents = EventLimits.maxEventsPerRequest
+        static let maxNameBytes = EventLimits.maxNameBytes
+        static let maxEventIDBytes = EventLimits.maxEventIDBytes
+        static let maxDeviceIDBytes = EventLimits.maxDeviceIDBytes
+        static let maxPropertyCount = EventLimits.maxPropertyCount
+        static let maxPropertyKeyBytes = EventLimits.maxPropertyKeyBytes
+        static let maxStringValueBytes = EventLimits.maxStringValueBytes
+        static let millisecondsPerDay = EventLimits.millisecondsPerDay
         /// `ts` may be this many days in the past at the edge.
         static let maxPastDays: Int64 = 3_652
         /// `ts` may be this many days in the future at the edge.
