@@ -105,6 +105,51 @@ struct OutboxFaultTests {
         await test.tearDown()
     }
 
+    @Test("the caps rule: evict oldest first until every cap holds; an episode ends under 90 %")
+    func capsRule() {
+        let caps = OutboxCaps(maxEvents: 100, maxBytes: 1_000, maxFiles: 4)
+        let batch = OutboxCaps.Usage(events: 50, bytes: 100, files: 1)
+        let open = OutboxCaps.Usage(events: 10, bytes: 20, files: 1)
+        func usage(_ parts: [OutboxCaps.Usage]) -> OutboxCaps.Usage {
+            parts.reduce(into: OutboxCaps.Usage()) { $0.events += $1.events; $0.bytes += $1.bytes; $0.files += $1.files }
+        }
+        #expect(caps.evictionCount(usage: usage([batch, batch]), evictable: [batch, batch]) == 0, "at the cap is within it")
+        #expect(caps.evictionCount(usage: usage([batch, batch, open]), evictable: [batch, batch]) == 1, "the open journal counts")
+        #expect(caps.evictionCount(usage: usage([open, open, open, open, open]), evictable: []) == 0, "the open journal is never evicted")
+        let bigBatch = OutboxCaps.Usage(events: 1, bytes: 900, files: 1)
+        #expect(caps.evictionCount(usage: usage([bigBatch, bigBatch]), evictable: [bigBatch, bigBatch]) == 1, "bytes")
+        let small = OutboxCaps.Usage(events: 1, bytes: 1, files: 1)
+        #expect(caps.evictionCount(usage: usage(Array(repeating: small, count: 6)), evictable: Array(repeating: small, count: 6)) == 2, "files")
+        #expect(caps.isComfortablyUnder(OutboxCaps.Usage(events: 90, bytes: 900, files: 3)))
+        #expect(!caps.isComfortablyUnder(OutboxCaps.Usage(events: 91, bytes: 0, files: 0)))
+        #expect(!caps.isComfortablyUnder(OutboxCaps.Usage(events: 0, bytes: 901, files: 0)))
+        #expect(!caps.isComfortablyUnder(OutboxCaps.Usage(events: 0, bytes: 0, files: 4)))
+    }
+
+    @Test("the cap counts the open journal too: it holds after every chunk, not only at the next seal")
+    func capHoldsBetweenSeals() async throws {
+        var hooks = TestHooks()
+        hooks.caps = OutboxCaps(maxEvents: 1_000, maxBytes: 10_000_000, maxFiles: 500)
+        let test = TestClient(hooks: hooks)
+        // Twenty full batches (1,000 events, at the cap) and then 30 in the open journal.
+        for seq in 0..<1_030 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.drain()
+        #expect(test.client.counters.pendingOnDisk <= 1_000)
+        // One event per chunk: the outbox hovers at its cap, a batch going now and then.
+        for seq in 1_030..<1_200 {
+            test.client.track("e", properties: ["seq": .int(Int64(seq))])
+            await test.drain()
+            #expect(test.client.counters.pendingOnDisk <= 1_000, "after event \(seq)")
+        }
+        let counters = test.client.counters
+        let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
+        #expect(seqs == Array((1_200 - seqs.count)..<1_200), "the newest are kept")
+        #expect(counters.evictedByCaps + seqs.count == 1_200)
+        #expect(test.log.lines(containing: "reached its cap").count == 1, "one episode while it hovers at the cap")
+        #expect(counters.isBalanced, "\(counters)")
+        await test.tearDown()
+    }
+
     @Test("the real caps: past 10,000 events the oldest batches go")
     func defaultEventCap() async throws {
         let test = TestClient()

@@ -171,10 +171,17 @@ extension JournalActor {
     }
 
     /// Drops the oldest sealed batches while the outbox is over a cap; one log line per episode.
+    ///
+    /// Runs after every seal and at the end of every chunk: the open journal grows between
+    /// seals and is never evicted itself, so without the chunk-end check the outbox could sit
+    /// up to a batch over its cap until the next seal. An episode ends once the outbox is back
+    /// under 90 % of its caps (sending caught up, or the opt-out emptied it).
     func enforceCaps() {
-        let count = caps.evictionCount(usage: usage, evictable: sealed.map(\.usage))
+        let usage = usage
+        // The common case, checked without building the list of evictable batches.
+        let count = caps.isExceeded(by: usage) ? caps.evictionCount(usage: usage, evictable: sealed.map(\.usage)) : 0
         guard count > 0 else {
-            evictionEpisodeLogged = false
+            if caps.isComfortablyUnder(usage) { evictionEpisodeLogged = false }
             return
         }
         let evicted = sealed.prefix(count)

@@ -167,6 +167,7 @@ actor JournalActor {
             case .barrier(let barrier):
                 commit()
                 completePendingSeals()
+                enforceCaps()
                 barrier.pass()
             case .sessionCheckpoint(let sessions):
                 keep(sessions)
@@ -176,6 +177,7 @@ actor JournalActor {
         }
         commit()
         completePendingSeals()
+        enforceCaps()
     }
 
     /// Adds one event to the open batch, sealing before or after it as the policy says.

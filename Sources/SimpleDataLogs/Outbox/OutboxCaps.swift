@@ -23,12 +23,24 @@ package struct OutboxCaps: Sendable, Equatable {
         var files = 0
     }
 
+    /// Whether `usage` is past any cap.
+    func isExceeded(by usage: Usage) -> Bool {
+        usage.events > maxEvents || usage.bytes > maxBytes || usage.files > maxFiles
+    }
+
+    /// Whether `usage` is back to at most 90 % of every cap: the end of an eviction episode.
+    /// The gap keeps an outbox that hovers at its cap (the ingest down, events still coming)
+    /// in one episode instead of starting a new one at every batch.
+    func isComfortablyUnder(_ usage: Usage) -> Bool {
+        usage.events * 10 <= maxEvents * 9 && usage.bytes * 10 <= maxBytes * 9 && usage.files * 10 <= maxFiles * 9
+    }
+
     /// How many of `evictable` (oldest first) to drop so that `usage` fits. The open journal is
     /// never evictable; when evicting everything evictable is not enough, it evicts all of them.
     func evictionCount(usage: Usage, evictable: [Usage]) -> Int {
         var usage = usage
         var count = 0
-        while (usage.events > maxEvents || usage.bytes > maxBytes || usage.files > maxFiles) && count < evictable.count {
+        while isExceeded(by: usage) && count < evictable.count {
             usage.events -= evictable[count].events
             usage.bytes -= evictable[count].bytes
             usage.files -= evictable[count].files
