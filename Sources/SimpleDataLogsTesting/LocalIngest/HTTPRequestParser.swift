@@ -76,9 +76,18 @@ struct HTTPRequestParser: Sendable {
     private var scanned = 0
     private var state = State.awaitingHead
 
+    /// How many consumed bytes the buffer holds before ``append(_:)`` moves the rest to the front.
+    let compactionThreshold: Int
+
     /// Creates a parser.
-    /// - Parameter limits: Head and body caps.
-    init(limits: Limits = Limits()) { self.limits = limits }
+    /// - Parameters:
+    ///   - limits: Head and body caps.
+    ///   - compactionThreshold: Consumed bytes kept before compacting. The ingest uses the
+    ///     default; the fuzz harness lowers it so a short stream reaches compaction.
+    init(limits: Limits = Limits(), compactionThreshold: Int = 64 * 1024) {
+        self.limits = limits
+        self.compactionThreshold = compactionThreshold
+    }
 
     /// Whether no bytes of a next request have arrived: the connection is between requests.
     var isIdle: Bool { state == .awaitingHead && start == buffer.count }
@@ -89,7 +98,7 @@ struct HTTPRequestParser: Sendable {
             buffer.removeAll(keepingCapacity: true)
             scanned = 0
             start = 0
-        } else if start > 64 * 1024, start * 2 > buffer.count {
+        } else if start > compactionThreshold, start * 2 > buffer.count {
             buffer.removeSubrange(0..<start)
             scanned = max(0, scanned - start)
             start = 0

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import SimpleDataLogsTesting
 
@@ -43,6 +44,32 @@ struct LocalIngestHTTPRequestParserTests {
         #expect(first.head.path == "/a" && first.body == Array("ab".utf8))
         #expect(second.head.method == "GET" && second.body.isEmpty)
         #expect(parser.next() == .needMoreData)
+    }
+
+    @Test("a long keep-alive connection, past the compaction threshold, parses every request in order", arguments: [nil, 512] as [Int?])
+    func longConnectionCompacts(threshold: Int?) {
+        var parser = threshold.map { HTTPRequestParser(compactionThreshold: $0) } ?? HTTPRequestParser()
+        // 2,000 requests of about 60 bytes: 120 KB, nearly twice the ingest's 64 KiB threshold.
+        let stream = (0..<2_000).flatMap { index in
+            request("POST /r\(index) HTTP/1.1\r\nContent-Length: 4\r\n\r\n", body: String(format: "%04d", index % 10_000))
+        }
+        var paths: [String] = []
+        // Reads of 1,000 bytes, which end mid-request, so a partial request is moved by compaction.
+        for start in stride(from: 0, to: stream.count, by: 1_000) {
+            parser.append(stream[start..<min(start + 1_000, stream.count)])
+            loop: while true {
+                switch parser.next() {
+                case .needMoreData: break loop
+                case .head: continue
+                case .request(let request):
+                    #expect(request.body == Array(String(format: "%04d", paths.count).utf8))
+                    paths.append(request.head.path)
+                case .failure(let failure): Issue.record("failed: \(failure)"); return
+                }
+            }
+        }
+        #expect(paths == (0..<2_000).map { "/r\($0)" })
+        #expect(parser.isIdle)
     }
 
     @Test("keep-alive follows the version and the Connection header; Expect: 100-continue is seen")
