@@ -1,3 +1,4 @@
+import Dispatch
 import SimpleDataLogs
 
 /// A clock that moves only when a test says so, for timers, backoff and timeouts without waiting.
@@ -39,7 +40,8 @@ public final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
-        var sleeperWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextWatcherID = 0
+        var sleeperWatchers: [(id: Int, count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
     }
 
     private let state = Locked(State())
@@ -67,7 +69,7 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                enum Outcome { case due, cancelled, waiting([CheckedContinuation<Void, Never>]) }
+                enum Outcome { case due, cancelled, waiting([CheckedContinuation<Bool, Never>]) }
                 let outcome: Outcome = state.withLock { state in
                     if Task.isCancelled { return .cancelled }
                     if deadline <= state.now { return .due }
@@ -77,7 +79,7 @@ public final class ManualClock: Clock, Sendable {
                 switch outcome {
                 case .due: continuation.resume()
                 case .cancelled: continuation.resume(throwing: CancellationError())
-                case .waiting(let watchers): for watcher in watchers { watcher.resume() }
+                case .waiting(let watchers): for watcher in watchers { watcher.resume(returning: true) }
                 }
             }
         } onCancel: {
@@ -105,19 +107,36 @@ public final class ManualClock: Clock, Sendable {
 
     /// Returns once at least `count` tasks are sleeping on the clock, so that a test advances
     /// time only after the code under test has started its timer.
-    /// - Parameter count: How many sleepers to wait for.
-    public func waitForSleepers(count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready: Bool = state.withLock { state in
-                if state.sleepers.count >= count { return true }
-                state.sleeperWatchers.append((count, continuation))
-                return false
+    ///
+    /// The `timeout` is a deadline on the wall clock, not a wait: a test whose code under test
+    /// never starts the timer fails (on `false`) instead of hanging the whole run.
+    /// - Parameters:
+    ///   - count: How many sleepers to wait for.
+    ///   - timeout: How long to wait on the wall clock before giving up.
+    /// - Returns: `true` when the sleepers are there, `false` when the timeout came first.
+    @discardableResult
+    public func waitForSleepers(count: Int = 1, timeout: Duration = .seconds(60)) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let watcher: Int? = state.withLock { state in
+                if state.sleepers.count >= count { return nil }
+                defer { state.nextWatcherID += 1 }
+                state.sleeperWatchers.append((state.nextWatcherID, count, continuation))
+                return state.nextWatcherID
             }
-            if ready { continuation.resume() }
+            guard let watcher else { return continuation.resume(returning: true) }
+            let (seconds, attoseconds) = timeout.components
+            let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(max(0, nanoseconds))) { [state] in
+                let expired: CheckedContinuation<Bool, Never>? = state.withLock { state in
+                    guard let index = state.sleeperWatchers.firstIndex(where: { $0.id == watcher }) else { return nil }
+                    return state.sleeperWatchers.remove(at: index).continuation
+                }
+                expired?.resume(returning: false)
+            }
         }
     }
 
-    private static func takeSatisfiedWatchers(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+    private static func takeSatisfiedWatchers(_ state: inout State) -> [CheckedContinuation<Bool, Never>] {
         let count = state.sleepers.count
         let ready = state.sleeperWatchers.filter { $0.count <= count }.map(\.continuation)
         state.sleeperWatchers.removeAll { $0.count <= count }

@@ -182,7 +182,7 @@ struct DeliveryTests {
             await delivery.tearDown()
             return
         }
-        await delivery.test.clock.waitForSleepers(count: 1)
+        try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
         delivery.test.clock.advance(by: after)
         #expect(await delivery.ingest.waitForEvents(count: 3))
         await delivery.tearDown()
@@ -196,7 +196,7 @@ struct DeliveryTests {
         delivery.track(0..<2)
         let flushing = Task { await delivery.client.flush() }
         #expect(await delivery.ingest.waitForRequests(count: 1))
-        await delivery.test.clock.waitForSleepers(count: 1)
+        try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
         delivery.test.clock.advance(by: .seconds(5))
         _ = await flushing.value
         var iterator = reports.makeAsyncIterator()
@@ -233,14 +233,14 @@ struct DeliveryTests {
         await delivery.client.flush()
         #expect(delivery.ingest.requests.count == 1, "flush does not break a 401 pause")
 
-        await delivery.test.clock.waitForSleepers(count: 1)
+        try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
         delivery.test.clock.advance(by: .seconds(60))
         guard case .pausedForKey(let second)? = await iterator.next() else { Issue.record("expected a second pause"); return }
         #expect(second == .seconds(600))
         #expect(delivery.ingest.requests.count == 2)
 
         delivery.ingest.makeKeyLive()
-        await delivery.test.clock.waitForSleepers(count: 1)
+        try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
         delivery.test.clock.advance(by: .seconds(600))
         #expect(await delivery.ingest.waitForEvents(count: 3))
         #expect(delivery.test.log.lines(containing: "401 from the ingest").count == 1, "one configuration error")

@@ -77,7 +77,7 @@ struct OutboxSealingTests {
         let journal = test.client.pipeline!.journal
         test.client.track("first")
         await test.drain()
-        await test.clock.waitForSleepers(count: 1)
+        try #require(await test.clock.waitForSleepers(count: 1), "the code under test started its timer")
         test.client.track("second")
         await test.drain()
         test.clock.advance(by: .milliseconds(4_999))
@@ -99,7 +99,7 @@ struct OutboxSealingTests {
         for _ in 0..<4 { test.client.track("e") }
         await test.drain()
         #expect(await journal.sealedBatches.count == 1)
-        await test.clock.waitForSleepers(count: 1)
+        try #require(await test.clock.waitForSleepers(count: 1), "the code under test started its timer")
         test.clock.advance(by: .seconds(10))
         await journal.waitUntilSealed(atLeast: 2)
         #expect(await journal.sealedBatches.map(\.eventCount) == [3, 1])

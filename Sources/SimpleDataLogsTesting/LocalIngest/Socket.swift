@@ -29,6 +29,25 @@ enum Socket {
     /// - Parameter port: The port, or 0 for one the system picks.
     /// - Returns: The descriptor and the port actually bound.
     static func listenOnLoopback(port: Int) throws -> (descriptor: Int32, port: Int) {
+        let (descriptor, bound) = try bindLoopback(port: port)
+        try startListening(descriptor)
+        return (descriptor, bound)
+    }
+
+    /// Makes a bound socket listen; closes it when that fails.
+    static func startListening(_ descriptor: Int32) throws {
+        guard listen(descriptor, 128) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure(call: "listen", code: code)
+        }
+    }
+
+    /// Binds a TCP socket to 127.0.0.1 without listening: it holds the port, and a connection
+    /// to it is refused.
+    /// - Parameter port: The port, or 0 for one the system picks.
+    /// - Returns: The descriptor and the port actually bound.
+    static func bindLoopback(port: Int) throws -> (descriptor: Int32, port: Int) {
         guard (0...65_535).contains(port) else { throw Failure(call: "bind (port \(port) out of range)", code: EINVAL) }
         let descriptor = socket(AF_INET, streamType, 0)
         guard descriptor >= 0 else { throw Failure(call: "socket", code: errno) }
@@ -46,11 +65,6 @@ enum Socket {
             let code = errno
             close(descriptor)
             throw Failure(call: "bind 127.0.0.1:\(port)", code: code)
-        }
-        guard listen(descriptor, 128) == 0 else {
-            let code = errno
-            close(descriptor)
-            throw Failure(call: "listen", code: code)
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -31,7 +31,7 @@ final class SocketServer: Sendable {
     init(port: Int, handler: IngestHandler) throws {
         let (reader, writer) = try Socket.pair()
         do {
-            (listener, self.port) = try Socket.listenOnLoopback(port: port)
+            (listener, self.port) = try FreshPort.listen(port: port)
         } catch {
             close(reader)
             close(writer)

@@ -300,6 +300,24 @@ struct LocalIngestServerTests {
         ingest.stop()  // idempotent
     }
 
+    @Test("a stopped ingest's port is never handed to a later port-0 ingest in this process; asked for by number, it is")
+    func stoppedPortsAreNotReused() throws {
+        let first = try Fixture.ingest()
+        first.stop()
+        var seen: Set<Int> = [first.port]
+        for _ in 0..<40 {
+            let next = try LocalIngest(configuration: .init(port: 0))
+            next.stop()
+            #expect(seen.insert(next.port).inserted, "port \(next.port) handed out twice")
+        }
+        // A client still pointed at the first port is refused, not answered by a neighbour...
+        #expect(throws: RawConnection.Failure.connect) { try RawConnection(port: first.port) }
+        // ...and an ingest restarted where it was gets its port back.
+        let restarted = try LocalIngest(configuration: .init(port: first.port))
+        defer { restarted.stop() }
+        #expect(restarted.port == first.port)
+    }
+
     @Test("a port in use is an error, not a crash")
     func portInUse() throws {
         let ingest = try Fixture.ingest()

@@ -75,7 +75,7 @@ struct ReliabilityServerFaultTests {
             guard case .willRetry(_, let after, _)? = await iterator.next() else { continue }
             attempts += 1
             waited += after
-            await delivery.test.clock.waitForSleepers(count: 1)
+            try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
             delivery.test.clock.advance(by: after)
         }
         // Ten minutes offline: the waits double from 1 s to the 5-minute cap, full jitter; more
@@ -92,7 +92,7 @@ struct ReliabilityServerFaultTests {
         await delivery.client.flush()
         #expect(delivery.ingest.receivedEvents.isEmpty)
         delivery.ingest.makeKeyLive()
-        await delivery.test.clock.waitForSleepers(count: 1)
+        try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
         delivery.test.clock.advance(by: .seconds(60))
         #expect(await delivery.ingest.waitForEvents(count: 60))
         await delivery.client.flush()
