@@ -86,11 +86,9 @@ struct DeliveryEndpointTests {
         await client.flush()
         let delivered = await whileCooperativePoolIsBlocked {
             for seq in 10..<110 { client.track("e", properties: ["seq": .int(Int64(seq))]) }
-            // Waits on a real server over a real socket, bounded: the SDK seals two batches of
-            // 50 and sends them with no pool thread free. (A plain thread cannot await the
-            // ingest's waits; the pool they would need is the thing held.)
-            let deadline = Date().addingTimeInterval(20)
-            while ingest.summary.accepted < 110 && Date() < deadline { usleep(2_000) }
+            // Blocks (this thread is already held on purpose) until the real server has counted
+            // them: the SDK seals two batches of 50 and sends them with no pool thread free.
+            _ = ingest.blockUntilSummary(timeout: .seconds(20)) { $0.accepted >= 110 }
             return ingest.summary.accepted
         }
         #expect(delivered == 110)

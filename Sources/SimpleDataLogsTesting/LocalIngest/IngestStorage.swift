@@ -1,3 +1,4 @@
+import Dispatch
 import SimpleDataLogs
 
 /// Everything ``LocalIngest`` remembers, under one lock, and the tasks waiting for it to change.
@@ -13,9 +14,11 @@ final class IngestStorage: Sendable {
         var isReplay = false
     }
 
+    /// A wait in progress: an awaiting task's continuation, or a blocked thread's semaphore,
+    /// behind one `resume`, called exactly once.
     private struct Waiter: Sendable {
         var isSatisfied: @Sendable (LocalIngest.Summary) -> Bool
-        var continuation: CheckedContinuation<Bool, Never>
+        var resume: @Sendable (Bool) -> Void
     }
 
     private struct State: Sendable {
@@ -35,10 +38,10 @@ final class IngestStorage: Sendable {
         var waitsEnded = false
 
         /// Removes and returns the waiters the current summary satisfies.
-        mutating func takeSatisfied() -> [CheckedContinuation<Bool, Never>] {
+        mutating func takeSatisfied() -> [@Sendable (Bool) -> Void] {
             let ready = waiters.filter { $0.value.isSatisfied(summary) }
             for id in ready.keys { waiters.removeValue(forKey: id) }
-            return ready.values.map(\.continuation)
+            return ready.values.map(\.resume)
         }
     }
 
@@ -54,14 +57,14 @@ final class IngestStorage: Sendable {
 
     /// Takes the next scripted answer if it is ``ScriptedAnswer/closeBeforeReading``, and counts it.
     func takeCloseBeforeReading() -> Bool {
-        let resumed: [CheckedContinuation<Bool, Never>]? = state.withLock { state in
+        let resumed: [@Sendable (Bool) -> Void]? = state.withLock { state in
             guard state.script.first?.action == .closeBeforeReading else { return nil }
             state.script.removeFirst()
             state.summary.closedBeforeReading += 1
             return state.takeSatisfied()
         }
         guard let resumed else { return false }
-        for continuation in resumed { continuation.resume(returning: true) }
+        for resume in resumed { resume(true) }
         return true
     }
 
@@ -78,7 +81,7 @@ final class IngestStorage: Sendable {
 
     /// Counts a valid batch (deduplicating by batch id and event id) and records its request.
     func count(_ verdicts: [IngestValidator.Verdict], batchID: String?, request: RecordedRequest) -> Tally {
-        let (tally, resumed): (Tally, [CheckedContinuation<Bool, Never>]) = state.withLock { state in
+        let (tally, resumed): (Tally, [@Sendable (Bool) -> Void]) = state.withLock { state in
             var tally = Tally()
             let valid = verdicts.compactMap { verdict -> ReceivedEvent? in
                 switch verdict {
@@ -115,7 +118,7 @@ final class IngestStorage: Sendable {
             Self.record(request, in: &state)
             return (tally, state.takeSatisfied())
         }
-        for continuation in resumed { continuation.resume(returning: true) }
+        for resume in resumed { resume(true) }
         return tally
     }
 
@@ -125,7 +128,7 @@ final class IngestStorage: Sendable {
             Self.record(request, in: &state)
             return state.takeSatisfied()
         }
-        for continuation in resumed { continuation.resume(returning: true) }
+        for resume in resumed { resume(true) }
     }
 
     private static func record(_ request: RecordedRequest, in state: inout State) {
@@ -166,7 +169,7 @@ final class IngestStorage: Sendable {
                 let now: Now = state.withLock { state in
                     if condition(state.summary) { return .satisfied }
                     if state.expired.remove(id) != nil || state.waitsEnded { return .expired }
-                    state.waiters[id] = Waiter(isSatisfied: condition, continuation: continuation)
+                    state.waiters[id] = Waiter(isSatisfied: condition) { continuation.resume(returning: $0) }
                     return .waiting
                 }
                 switch now {
@@ -183,6 +186,38 @@ final class IngestStorage: Sendable {
         return result
     }
 
+    /// Blocks the calling thread until `condition` holds for the summary, or `timeout` passes.
+    /// For code that cannot await: a thread of its own, or a test that holds every thread of
+    /// the cooperative pool on purpose.
+    /// - Returns: Whether the condition held (false on timeout or when the server stops).
+    func blockingWait(timeout: Duration, until condition: @escaping @Sendable (LocalIngest.Summary) -> Bool) -> Bool {
+        let signal = DispatchSemaphore(value: 0)
+        let outcome = Locked(false)
+        let id: Int? = state.withLock { state in
+            if condition(state.summary) {
+                outcome.withLock { $0 = true }
+                return nil
+            }
+            if state.waitsEnded { return nil }
+            defer { state.nextWaiterID += 1 }
+            state.waiters[state.nextWaiterID] = Waiter(isSatisfied: condition) { satisfied in
+                outcome.withLock { $0 = satisfied }
+                signal.signal()
+            }
+            return state.nextWaiterID
+        }
+        guard let id else { return outcome.withLock { $0 } }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
+        if signal.wait(timeout: .now() + .nanoseconds(max(0, nanoseconds))) == .timedOut {
+            // Gone already means it was resumed meanwhile: take that answer, after its signal.
+            let removed = state.withLock { $0.waiters.removeValue(forKey: id) } != nil
+            if removed { return false }
+            signal.wait()
+        }
+        return outcome.withLock { $0 }
+    }
+
     /// Ends waiter `id` with `false`, or marks it expired if it has not registered yet.
     private func expire(_ id: Int) {
         let waiter: Waiter? = state.withLock { state in
@@ -190,7 +225,7 @@ final class IngestStorage: Sendable {
             state.expired.insert(id)
             return nil
         }
-        waiter?.continuation.resume(returning: false)
+        waiter?.resume(false)
     }
 
     /// Ends every wait, present and future, with `false`; called when the server stops.
@@ -200,6 +235,6 @@ final class IngestStorage: Sendable {
             defer { state.waiters.removeAll() }
             return Array(state.waiters.values)
         }
-        for waiter in waiters { waiter.continuation.resume(returning: false) }
+        for waiter in waiters { waiter.resume(false) }
     }
 }

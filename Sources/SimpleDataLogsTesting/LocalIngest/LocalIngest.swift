@@ -143,6 +143,18 @@ public final class LocalIngest: Sendable {
     public func waitForSummary(timeout: Duration = .seconds(30), until condition: @escaping @Sendable (Summary) -> Bool) async -> Bool {
         await storage.wait(timeout: timeout, until: condition)
     }
+
+    /// Blocks the calling thread until the counters satisfy `condition`: the waits above, for
+    /// code that cannot `await` (a thread of its own, a synchronous test, or a test that holds
+    /// every thread of Swift's cooperative pool on purpose). Never call it from a task: it blocks
+    /// a pool thread.
+    /// - Parameters:
+    ///   - timeout: How long to block at most (real time).
+    ///   - condition: Checked now and after every change, under the server's lock: keep it quick.
+    /// - Returns: `true` once the condition holds; `false` on timeout or ``stop()``.
+    public func blockUntilSummary(timeout: Duration = .seconds(30), until condition: @escaping @Sendable (Summary) -> Bool) -> Bool {
+        storage.blockingWait(timeout: timeout, until: condition)
+    }
 }
 
 /// Why a ``LocalIngest`` could not start.
