@@ -66,6 +66,31 @@ struct OutboxFaultTests {
         }
     }
 
+    @Test("a failed flush of a group of seals (one syncfs for many batches) keeps every batch of the group in memory, then on disk")
+    func groupSealFailure() async throws {
+        let faults = FaultInjectingFileSystem()
+        var hooks = TestHooks()
+        hooks.fileSystem = faults
+        let gate = WriterGate(isOpen: false)
+        let test = TestClient(gate: gate, hooks: hooks)
+        faults.failSyncs(with: EIO)
+        // With the writer held, the 200 events reach it in one or two chunks, so at least one
+        // chunk seals three or more batches together.
+        for seq in 0..<200 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        gate.open()
+        await test.drain()
+        let held = await test.client.pipeline!.journal.sealedBatches
+        #expect(held.count == 4 && held.allSatisfy { $0.heldInMemory != nil }, "no batch counted as on disk")
+        #expect(try sealedBatches(in: test.directory.path).isEmpty)
+        faults.clearAll()
+        for seq in 200..<250 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await test.drain()
+        #expect(try sealedBatches(in: test.directory.path).map { $0.events.count } == [50, 50, 50, 50, 50])
+        #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<250))
+        #expect(test.client.counters.isBalanced)
+        await test.tearDown()
+    }
+
     @Test("files deleted or truncated behind the SDK's back: no crash, the journal is rewritten, later events are kept")
     func filesChangedBehindItsBack() async throws {
         let test = TestClient()

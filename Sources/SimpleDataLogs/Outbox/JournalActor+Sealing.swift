@@ -58,17 +58,11 @@ extension JournalActor {
         let seals = pendingSeals
         pendingSeals.removeAll()
         var durable = true
-        if seals.count > 1, let syncAll = DiskFlush.syncFileSystem {
-            // One journal commit for the whole group: on ext4 an fsync costs about the same as a
-            // syncfs, so a burst of 100 batches pays once, not 100 times.
-            durable = syncAll(seals[0].descriptor) == 0
-        } else {
-            for seal in seals {
-                do { try fileSystem.sync(seal.descriptor, path: area.journal(seal.batch.sequence)) } catch {
-                    durable = false
-                    reportDiskTrouble(error, doing: "sync a journal")
-                }
-            }
+        do {
+            try fileSystem.syncAll(seals.map { ($0.descriptor, area.journal($0.batch.sequence)) })
+        } catch {
+            durable = false
+            reportDiskTrouble(error, doing: "sync a journal")
         }
         crashIfRequested(.afterJournalSync)
         for seal in seals {

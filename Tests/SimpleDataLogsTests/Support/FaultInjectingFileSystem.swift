@@ -51,6 +51,13 @@ final class FaultInjectingFileSystem: FileSystem {
         try real.sync(descriptor, path: path)
     }
 
+    func syncAll(_ files: [(descriptor: Int32, path: String)]) throws(FileSystemError) {
+        if let code = faults.withLock({ $0.syncError }), let first = files.first {
+            throw FileSystemError(code: code, operation: files.count > 1 ? "syncfs" : "fsync", path: first.path)
+        }
+        try real.syncAll(files)
+    }
+
     func close(_ descriptor: Int32) { real.close(descriptor) }
 
     func rename(_ from: String, to: String) throws(FileSystemError) {
