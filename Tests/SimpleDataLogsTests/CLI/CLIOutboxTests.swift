@@ -60,9 +60,12 @@ struct CLIOutboxTests {
         var offset = 0
         fixture.batch(in: area, sequence: 4, timestamps: [10, 20, 30]) { bytes in
             // Flip a byte inside the second event's payload: its checksum no longer matches.
-            let markers = bytes.indices.filter { bytes[$0] == 0xFF }
-            offset = markers[2]
-            bytes[markers[2] + 20] ^= 0x01
+            // Records are found by the reader, not by searching for the 0xFF marker: a CRC or a
+            // length can hold 0xFF too, and the batch id is random.
+            let records = bytes.withUnsafeBytes { JournalRecord.scan($0).records }
+            let second = records[2]  // after the header record and the first event
+            offset = second.lowerBound - JournalRecord.headerSize
+            bytes[second.lowerBound + 8] ^= 0x01
         }
         let batch = try #require(OutboxInspector.inspect(root: fixture.root).areas.first?.batches.first)
         #expect(batch.events == 2 && batch.oldestTimestamp == 10 && batch.newestTimestamp == 30)
