@@ -106,6 +106,73 @@ struct OutboxSealingTests {
         await test.tearDown()
     }
 
+    @Test("group commit: full batches of chunks already waiting share one flush; a chunk with none behind it is flushed at its end")
+    func groupCommitAcrossChunks() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let files = FaultInjectingFileSystem()
+        let logger = SDKLogger(level: .debug, sink: RecordingLogSink())
+        let gate = WriterGate(isOpen: true)
+        var hooks = TestHooks()
+        hooks.writerGate = gate
+        let executor = ThreadExecutor(name: "test.journal")
+        defer { executor.stop() }
+        let journal = JournalActor(
+            directory: directory.path, fileSystem: files, logger: logger, problemLog: ProblemLog(logger: logger),
+            counters: StageCounters(), intake: Intake(), clock: ManualClock(), hooks: hooks,
+            policy: SealPolicy(), executor: executor
+        )
+        func chunk(_ range: Range<Int>) -> [PipelineItem] {
+            range.map { seq in
+                .event(Event(name: "e", id: UUID(), timestamp: 1_700_000_000_000, trackedAt: 1_700_000_000_000,
+                             properties: ["seq": .int(Int64(seq))], origin: .live))
+            }
+        }
+        let (stream, input) = AsyncStream.makeStream(of: [PipelineItem].self)
+        let queued = QueuedChunks()
+        // Three chunks of 60 and a barrier, all waiting before the journal starts: three full
+        // batches, flushed together when the barrier comes (nothing waits behind it).
+        for range in [0..<60, 60..<120, 120..<180] {
+            queued.add()
+            input.yield(chunk(range))
+        }
+        let first = Barrier()
+        queued.add()
+        input.yield([.barrier(first)])
+        let running = Task { await journal.run(input: stream, queued: queued) }
+        await first.wait()
+        #expect(files.syncGroups == [3], "one flush for the three batches, not one per chunk")
+        // A chunk alone: its full batch is flushed at the end of that chunk, before the barrier
+        // that follows is even sent.
+        queued.add()
+        input.yield(chunk(180..<230))
+        let second = Barrier()
+        queued.add()
+        input.yield([.barrier(second)])
+        await second.wait()
+        #expect(files.syncGroups.reduce(0, +) == 4 && files.syncGroups.count <= 2)
+        // A long queue: the group is cut at 16 batches, so the uploader is not kept waiting.
+        // (The writer is held while the queue is built, so the journal sees it whole.)
+        let before = files.syncGroups.count
+        gate.close()
+        for start in stride(from: 230, to: 1_230, by: 50) {
+            queued.add()
+            input.yield(chunk(start..<(start + 50)))
+        }
+        let third = Barrier()
+        queued.add()
+        input.yield([.barrier(third)])
+        gate.open()
+        await third.wait()
+        #expect(Array(files.syncGroups.dropFirst(before)) == [16, 4])
+        input.finish()
+        await running.value
+        await journal.close()
+        let batches = try sealedBatches(in: directory.path)
+        #expect(batches.map(\.events.count) == Array(repeating: 50, count: 24))
+        #expect(batches.flatMap(\.events).map { $0["props"].flatMap { ($0 as? [String: Any])?["seq"] as? Int } } == (0..<1_200).map { $0 })
+    }
+
     @Test("folders are 0700 and files 0600")
     func permissions() async throws {
         let test = TestClient()

@@ -51,8 +51,9 @@ extension JournalActor {
     }
 
     /// Makes every pending seal durable with one flush, then renames each journal into
-    /// `batches/`, oldest first. Runs at the end of each chunk, and before a barrier, the opt-out,
-    /// a timer seal and shutdown, so nothing waits on a seal longer than its chunk.
+    /// `batches/`, oldest first. Runs at the end of a chunk when no other chunk is waiting (or
+    /// 16 seals are pending), and before a barrier, the opt-out, a timer seal and shutdown, so a
+    /// full batch waits for its flush at most until the stream pauses or 15 more batches fill.
     func completePendingSeals() {
         guard !pendingSeals.isEmpty, let area else { return }
         let seals = pendingSeals
@@ -150,12 +151,18 @@ extension JournalActor {
         }
     }
 
-    /// What the caps count: the open journal, the sealed batches and the set-aside ones.
+    /// What the caps count: the open journal, the journals pending a flush, the sealed batches
+    /// and the set-aside ones.
     var usage: OutboxCaps.Usage {
         var usage = setAside
         usage.events += openPayloads.count
         usage.bytes += openPayloadBytes + openPayloads.count * JournalRecord.headerSize
         usage.files += openPayloads.isEmpty ? 0 : 1
+        for seal in pendingSeals {
+            usage.events += seal.batch.payloads.count
+            usage.bytes += seal.payloadBytes + seal.batch.payloads.count * JournalRecord.headerSize
+            usage.files += 1
+        }
         for batch in sealed {
             usage.events += batch.eventCount
             usage.bytes += batch.byteCount

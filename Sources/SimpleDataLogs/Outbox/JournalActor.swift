@@ -42,6 +42,8 @@ actor JournalActor {
     // sealing it is an fsync and a rename.
     var openSequence = 0
     var openBatchID = UUID()
+    /// The chunks waiting on `run`'s input: whether to flush pending seals now or with the next chunk.
+    var queuedChunks = QueuedChunks()
     /// Sealed journals waiting for their flush and rename (see ``completePendingSeals()``).
     var pendingSeals: [PendingSeal] = []
     var journalDescriptor: Int32 = -1
@@ -121,7 +123,8 @@ actor JournalActor {
 
     /// Recovers the folder, then writes what arrives on `input` until it finishes. The area
     /// stays held afterwards, for the uploader's last send; ``close()`` gives it back.
-    func run(input: AsyncStream<[PipelineItem]>) async {
+    func run(input: AsyncStream<[PipelineItem]>, queued: QueuedChunks = QueuedChunks()) async {
+        queuedChunks = queued
         recoverAtLaunch()
         endLeftoverSessions(leftoverSessions)
         leftoverSessions = []
@@ -130,6 +133,7 @@ actor JournalActor {
         // uploader when collecting, so an opted-out launch sends not a byte.
         if !sealed.isEmpty && intake.isEnabled { uploaderSignals?.yield(.batchesAvailable) }
         for await chunk in input {
+            queued.take()
             if let gate { await gate.pass() }
             handle(chunk)
         }
@@ -176,9 +180,16 @@ actor JournalActor {
             }
         }
         commit()
-        completePendingSeals()
+        // Group commit across chunks: while the next chunk is already waiting, full batches stay
+        // pending (their journals are written, so a kill loses nothing: recovery seals them) and
+        // are flushed together with the next chunk's. Bounded, so the uploader waits for at most
+        // `maxPendingSeals` batches' worth of a steady stream.
+        if queuedChunks.isEmpty || pendingSeals.count >= Self.maxPendingSeals { completePendingSeals() }
         enforceCaps()
     }
+
+    /// The most full batches kept pending for a group flush while more chunks are waiting.
+    static let maxPendingSeals = 16
 
     /// Adds one event to the open batch, sealing before or after it as the policy says.
     func append(_ event: Event) {

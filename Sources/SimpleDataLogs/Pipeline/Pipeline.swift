@@ -81,8 +81,9 @@ final class Pipeline: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 // Each loop prefers its actor's thread, so that it is woken there, not on the pool.
                 group.addTask(preferring: identity.executor) { await identity.run(output: toSessionsInput) }
-                group.addTask(preferring: sessions.executor) { await sessions.run(input: toSessions, output: toJournalInput) }
-                group.addTask(preferring: journal.executor) { await journal.run(input: toJournal) }
+                let queued = QueuedChunks()
+                group.addTask(preferring: sessions.executor) { await sessions.run(input: toSessions, output: toJournalInput, queued: queued) }
+                group.addTask(preferring: journal.executor) { await journal.run(input: toJournal, queued: queued) }
             }
         }
     }

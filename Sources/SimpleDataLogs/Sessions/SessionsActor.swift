@@ -22,9 +22,12 @@ actor SessionsActor {
     }
 
     /// Passes each chunk from `input` to `output`, in order, and finishes `output` after `input`.
-    func run(input: AsyncStream<[PipelineItem]>, output: AsyncStream<[PipelineItem]>.Continuation) async {
+    /// `queued` counts the chunks handed on and not yet taken by the journal.
+    func run(input: AsyncStream<[PipelineItem]>, output: AsyncStream<[PipelineItem]>.Continuation, queued: QueuedChunks) async {
         for await chunk in input {
-            output.yield(process(chunk))
+            let processed = process(chunk)
+            queued.add()
+            output.yield(processed)
         }
         output.finish()
     }

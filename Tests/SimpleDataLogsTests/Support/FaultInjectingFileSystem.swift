@@ -12,6 +12,7 @@ final class FaultInjectingFileSystem: FileSystem {
         var shortWrites = false
         var readFailures: [(fragment: String, code: Int32)] = []
         var writeAttempts = 0
+        var syncGroups: [Int] = []
     }
 
     private let real = PosixFileSystem()
@@ -23,8 +24,10 @@ final class FaultInjectingFileSystem: FileSystem {
     func failRenames(with code: Int32?) { faults.withLock { $0.renameError = code } }
     func makeWritesShort(_ short: Bool) { faults.withLock { $0.shortWrites = short } }
     func failReads(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.readFailures.append((fragment, code)) } }
-    func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts) } }
+    func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, syncGroups: $0.syncGroups) } }
     var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
+    /// How many files each `syncAll` call covered, in order.
+    var syncGroups: [Int] { faults.withLock { $0.syncGroups } }
 
     func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32 {
         // Folders (for fsync) and the lock stay reachable: the faults model a full or failing data disk.
@@ -52,6 +55,7 @@ final class FaultInjectingFileSystem: FileSystem {
     }
 
     func syncAll(_ files: [(descriptor: Int32, path: String)]) throws(FileSystemError) {
+        faults.withLock { $0.syncGroups.append(files.count) }
         if let code = faults.withLock({ $0.syncError }), let first = files.first {
             throw FileSystemError(code: code, operation: files.count > 1 ? "syncfs" : "fsync", path: first.path)
         }
