@@ -9,6 +9,11 @@ struct CrashEndToEndTests {
         ("fatal", "SIGILL"), ("unwrap", "SIGILL"), ("segv", "SIGSEGV"), ("stack", "SIGSEGV"), ("abort", "SIGABRT"),
     ])
     func crashAndRelaunch(kind: String, signal: String) async throws {
+        // Under ThreadSanitizer a stack overflow can happen inside the sanitizer's runtime while it
+        // holds its own lock, and the first thing any handler does (reading a global) calls back
+        // into that runtime: the child deadlocks (seen once, 2026-12-02). Without sanitizers,
+        // and under AddressSanitizer, the case runs.
+        if kind == "stack" && isUnderThreadSanitizer { return }
         let directory = TemporaryDirectory()
         let path = directory.path
         // Under a sanitizer its own handlers would stand between the crash and the record.

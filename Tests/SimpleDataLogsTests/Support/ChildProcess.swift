@@ -1,4 +1,5 @@
 import Foundation
+@testable import SimpleDataLogs
 
 /// A real child process of one of the package's helper executables, for crash tests.
 /// Deliberately not `Sendable`: create and use it inside one `onOwnThread` block.
@@ -18,7 +19,12 @@ final class ChildProcess {
         return nil
     }
 
-    init(_ name: String, _ arguments: [String], environment extra: [String: String] = [:]) throws {
+    /// Starts the child.
+    /// - Parameter watchdog: How long the child may live (real time). Past it the child is
+    ///   killed with `SIGKILL` and a line on standard error says so: a child that hangs (a
+    ///   sanitizer's runtime deadlocked in a signal handler, say) fails its test, as a child
+    ///   killed by a signal it did not expect, instead of hanging the whole run.
+    init(_ name: String, _ arguments: [String], environment extra: [String: String] = [:], watchdog: Duration = .seconds(180)) throws {
         guard let path = Self.executable(name) else { throw ChildError.notBuilt(name) }
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -27,7 +33,21 @@ final class ChildProcess {
         environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardOutput = output
+        let ended = Locked(false)
+        process.terminationHandler = { _ in ended.withLock { $0 = true } }
         try process.run()
+        let pid = process.processIdentifier
+        let label = "\(name) \(arguments.joined(separator: " "))"
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(watchdog.components.seconds))) {
+            // Checked under the lock the termination handler sets: a reaped child's pid is
+            // never signalled.
+            let killed: Bool = ended.withLock { ended in
+                guard !ended else { return false }
+                Foundation.kill(pid, SIGKILL)
+                return true
+            }
+            if killed { FileHandle.standardError.write(Data("ChildProcess watchdog: \(label) still running after \(watchdog); killed with SIGKILL\n".utf8)) }
+        }
     }
 
     /// Reads lines until one satisfies `predicate` or the output ends; returns that line.
