@@ -124,9 +124,7 @@ public final class ManualClock: Clock, Sendable {
                 return state.nextWatcherID
             }
             guard let watcher else { return continuation.resume(returning: true) }
-            let (seconds, attoseconds) = timeout.components
-            let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(max(0, nanoseconds))) { [state] in
+            DispatchQueue.global().asyncAfter(deadline: .after(timeout)) { [state] in
                 let expired: CheckedContinuation<Bool, Never>? = state.withLock { state in
                     guard let index = state.sleeperWatchers.firstIndex(where: { $0.id == watcher }) else { return nil }
                     return state.sleeperWatchers.remove(at: index).continuation

@@ -253,8 +253,7 @@ public final class SimpleDataLogsClient: Sendable {
     /// For tests and crash-test children on threads of their own; never call it from a task.
     package func blockUntilJournaled(atLeast count: Int, timeout: Duration) -> Bool {
         guard let journal = pipeline?.journal else { return false }
-        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        return journal.blockUntilWatermark(atLeast: count, timeout: .now() + .nanoseconds(Int(nanoseconds)))
+        return journal.blockUntilWatermark(atLeast: count, timeout: .after(timeout))
     }
 
     /// Marks the client shut down and returns its pipeline, if it was configured.

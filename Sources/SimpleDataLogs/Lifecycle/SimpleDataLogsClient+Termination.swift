@@ -19,7 +19,7 @@ extension SimpleDataLogsClient {
         guard pipeline != nil, !isShutDown else { return true }
         let barrier = Barrier()
         intake.enqueue(.barrier(barrier))
-        return barrier.blockUntilPassed(timeout: .now() + .nanoseconds(Int(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)))
+        return barrier.blockUntilPassed(timeout: .after(timeout))
     }
 
     #if os(Linux)

@@ -207,9 +207,7 @@ final class IngestStorage: Sendable {
             return state.nextWaiterID
         }
         guard let id else { return outcome.withLock { $0 } }
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
-        if signal.wait(timeout: .now() + .nanoseconds(max(0, nanoseconds))) == .timedOut {
+        if signal.wait(timeout: .after(timeout)) == .timedOut {
             // Gone already means it was resumed meanwhile: take that answer, after its signal.
             let removed = state.withLock { $0.waiters.removeValue(forKey: id) } != nil
             if removed { return false }

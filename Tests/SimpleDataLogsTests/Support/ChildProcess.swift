@@ -38,7 +38,7 @@ final class ChildProcess {
         try process.run()
         let pid = process.processIdentifier
         let label = "\(name) \(arguments.joined(separator: " "))"
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(watchdog.components.seconds))) {
+        DispatchQueue.global().asyncAfter(deadline: .after(watchdog)) {
             // Checked under the lock the termination handler sets: a reaped child's pid is
             // never signalled.
             let killed: Bool = ended.withLock { ended in
