@@ -54,8 +54,9 @@ extension JournalActor {
     /// `batches/`, oldest first. Runs at the end of a chunk when no other chunk is waiting (or
     /// 16 seals are pending), and before a barrier, the opt-out, a timer seal and shutdown, so a
     /// full batch waits for its flush at most until the stream pauses or 15 more batches fill.
+    /// Ends by enforcing the caps, pending seals or not.
     func completePendingSeals() {
-        guard !pendingSeals.isEmpty, let area else { return }
+        guard !pendingSeals.isEmpty, let area else { return enforceCaps() }
         let seals = pendingSeals
         pendingSeals.removeAll()
         var durable = true

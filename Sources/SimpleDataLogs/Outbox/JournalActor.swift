@@ -171,7 +171,6 @@ actor JournalActor {
             case .barrier(let barrier):
                 commit()
                 completePendingSeals()
-                enforceCaps()
                 barrier.pass()
             case .sessionCheckpoint(let sessions):
                 keep(sessions)
@@ -184,8 +183,11 @@ actor JournalActor {
         // pending (their journals are written, so a kill loses nothing: recovery seals them) and
         // are flushed together with the next chunk's. Bounded, so the uploader waits for at most
         // `maxPendingSeals` batches' worth of a steady stream.
-        if queuedChunks.isEmpty || pendingSeals.count >= Self.maxPendingSeals { completePendingSeals() }
-        enforceCaps()
+        if queuedChunks.isEmpty || pendingSeals.count >= Self.maxPendingSeals {
+            completePendingSeals()
+        } else {
+            enforceCaps()
+        }
     }
 
     /// The most full batches kept pending for a group flush while more chunks are waiting.
