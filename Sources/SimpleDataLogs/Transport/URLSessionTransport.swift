@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(FoundationNetworking)
 import Foundation
 public import FoundationNetworking
@@ -19,6 +20,9 @@ public import Foundation
 /// ``send(_:)`` then throws ``TransportError/Kind/cancelled`` at once.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
+    /// Where a cancelled send is resumed (see ``upload(_:body:)``): a serial queue of this
+    /// transport's, never the cancelling task's thread.
+    private let cancelQueue = DispatchQueue(label: "SimpleDataLogs.URLSessionTransport.cancel")
 
     /// Creates the transport with its session.
     /// - Parameter configuration: The session's configuration; an ephemeral one (no cookies, no
@@ -45,7 +49,7 @@ public final class URLSessionTransport: Transport {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.upload(for: urlRequest, from: request.body)
+            (data, response) = try await upload(urlRequest, body: request.body)
         } catch {
             // A cancelled task can surface as URLError.cancelled or as another error racing it;
             // the cancellation is what the caller asked for, so it wins.
@@ -60,6 +64,49 @@ public final class URLSessionTransport: Transport {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
         return UploadResponse(status: http.statusCode, headers: headers, body: data)
+    }
+
+    /// `upload(for:from:)` with a cancellation that cannot deadlock or trap.
+    ///
+    /// Why not `URLSession.upload(for:from:)` on Linux: cancelling the task that awaits it runs
+    /// `URLSessionTask.cancel()` inside the cancellation handler, under the Swift task's status
+    /// lock, and that call waits for the session's work queue; if the queue is at that moment
+    /// finishing the same request, it waits for the status lock to resume the task: a deadlock
+    /// (swift-corelibs-foundation issue 5412; it hung our suite when the uploader's deadline raced
+    /// an answer). Calling `cancel()` later, off the lock, is no cure: a cancel that lands while
+    /// the request completes traps inside FoundationNetworking ("a task that is not in the
+    /// registry"; it crashed our suite too). So on Linux a cancelled send stops *waiting*: it
+    /// throws at once, and the request runs on, unobserved, to its answer or its backstop timeout.
+    /// That is safe because every batch is idempotent (`SDL-Batch-ID`): an answer nobody reads
+    /// leaves the batch on disk, and its resend is deduplicated.
+    private func upload(_ urlRequest: URLRequest, body: Data) async throws -> (Data, URLResponse) {
+        #if canImport(FoundationNetworking)
+        let waiter = UploadWaiter()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+                guard waiter.install(continuation) else {
+                    return continuation.resume(throwing: CancellationError())
+                }
+                let task = session.uploadTask(with: urlRequest, from: body) { data, response, error in
+                    if let error {
+                        waiter.finish(.failure(error))
+                    } else if let response {
+                        waiter.finish(.success((data ?? Data(), response)))
+                    } else {
+                        waiter.finish(.failure(URLError(.badServerResponse)))
+                    }
+                }
+                task.resume()
+            }
+        } onCancel: {
+            // Not resumed here: the handler runs under the task's status lock, which resuming
+            // the task needs too. The transport's own queue resumes it a moment later.
+            waiter.markCancelled()
+            cancelQueue.async { waiter.finish(.failure(CancellationError())) }
+        }
+        #else
+        return try await session.upload(for: urlRequest, from: body)
+        #endif
     }
 
     /// Lets requests in flight finish, then releases the session's connections and handles. Call
@@ -100,5 +147,38 @@ public final class URLSessionTransport: Transport {
         default:
             return TransportError(.other, message: message)
         }
+    }
+}
+
+/// The waiting side of one request: resumed exactly once, by the answer or by the caller's
+/// cancellation, whichever comes first; a cancellation before the request starts stops it.
+private final class UploadWaiter: Sendable {
+    private struct State: Sendable {
+        var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+        var cancelled = false
+    }
+
+    private let state = Locked(State())
+
+    /// Stores the continuation; `false` when the caller was cancelled first (the request is
+    /// then not started).
+    func install(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
+        state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.continuation = continuation
+            return true
+        }
+    }
+
+    /// Notes the cancellation, so a request not yet started never starts.
+    func markCancelled() { state.withLock { $0.cancelled = true } }
+
+    /// Resumes the caller with `result` unless it was resumed already.
+    func finish(_ result: Result<(Data, URLResponse), any Error>) {
+        let continuation = state.withLock { state in
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: result)
     }
 }

@@ -109,13 +109,11 @@ struct UploaderURLSessionTransportTests {
         #expect(AnswerPolicy.action(for: .answered(tooLarge), attempt: .init(wasGzipped: true, eventCount: 3), now: UploaderFixture.now) == .split)
     }
 
-    @Test("a refused connection throws cannotConnect promptly")
-    func refused() async throws {
-        // A port bound but not listening: connecting is refused, and no other test can take the
-        // port while this socket holds it.
+    /// A socket bound to a loopback port but not listening: connecting is refused, and no other
+    /// test can take the port while the socket is open. Returns the descriptor (close it) and port.
+    func refusingPort() throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(descriptor >= 0)
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -124,8 +122,17 @@ struct UploaderURLSessionTransportTests {
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
         }
-        try #require(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            close(descriptor)
+            throw TransportError(.other, message: "could not bind a loopback port")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    @Test("a refused connection throws cannotConnect promptly")
+    func refused() async throws {
+        let (descriptor, port) = try refusingPort()
+        defer { close(descriptor) }
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/v1/events"))
         let request = UploadRequest(url: url, headers: ["Content-Type": "application/json"], body: Data("{}".utf8), timeout: .seconds(10))
 
@@ -181,6 +188,38 @@ struct UploaderURLSessionTransportTests {
         if !isUnderSanitizer {
             #expect(elapsed < .seconds(2), "\(elapsed)")
         }
+    }
+
+    @Test("cancelling requests while their connections fail never deadlocks (swift-corelibs-foundation 5412)")
+    func cancellationRacingFailures() async throws {
+        let (descriptor, port) = try refusingPort()
+        defer { close(descriptor) }
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/v1/events"))
+        let request = UploadRequest(url: url, headers: ["Content-Type": "application/json"], body: Data("{}".utf8), timeout: .seconds(10))
+        let transport = URLSessionTransport()
+        // Many sends whose connections are refused at once, cancelled while the session's work
+        // queue reports those failures: the interleaving that deadlocked `upload(for:from:)`.
+        // The rounds run in a task of their own, waited for with a wall-clock bound, so a
+        // deadlock fails this test instead of hanging the run.
+        let rounds = Task.detached {
+            for _ in 0..<20 {
+                await withTaskGroup(of: Void.self) { group in
+                    for _ in 0..<20 { group.addTask { _ = try? await transport.send(request) } }
+                    await Task.yield()
+                    group.cancelAll()
+                }
+            }
+        }
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let once = Locked(false)
+            @Sendable func finish(_ value: Bool) {
+                if once.withLock({ done in defer { done = true }; return !done }) { continuation.resume(returning: value) }
+            }
+            Task.detached { await rounds.value; finish(true) }
+            DispatchQueue.global().asyncAfter(deadline: .after(.seconds(60) * sanitizerSlack)) { finish(false) }
+        }
+        #expect(finished, "400 cancelled sends did not all end within a minute: a deadlock")
+        if finished { transport.invalidate() }
     }
 
     @Test("a task cancelled before sending throws cancelled without a request")
