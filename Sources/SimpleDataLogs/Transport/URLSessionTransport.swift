@@ -20,9 +20,11 @@ public import Foundation
 /// ``send(_:)`` then throws ``TransportError/Kind/cancelled`` at once.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
+    #if canImport(FoundationNetworking)
     /// Where a cancelled send is resumed (see ``upload(_:body:)``): a serial queue of this
     /// transport's, never the cancelling task's thread.
     private let cancelQueue = DispatchQueue(label: "SimpleDataLogs.URLSessionTransport.cancel")
+    #endif
 
     /// Creates the transport with its session.
     /// - Parameter configuration: The session's configuration; an ephemeral one (no cookies, no
@@ -150,6 +152,7 @@ public final class URLSessionTransport: Transport {
     }
 }
 
+#if canImport(FoundationNetworking)
 /// The waiting side of one request: resumed exactly once, by the answer or by the caller's
 /// cancellation, whichever comes first; a cancellation before the request starts stops it.
 private final class UploadWaiter: Sendable {
@@ -182,3 +185,4 @@ private final class UploadWaiter: Sendable {
         continuation?.resume(with: result)
     }
 }
+#endif

@@ -78,13 +78,15 @@ struct HTTPRequestParser: Sendable {
 
     /// How many consumed bytes the buffer holds before ``append(_:)`` moves the rest to the front.
     let compactionThreshold: Int
+    /// The ingest's threshold: 64 KiB, so a long keep-alive connection compacts rarely.
+    static let defaultCompactionThreshold = 64 * 1024
 
     /// Creates a parser.
     /// - Parameters:
     ///   - limits: Head and body caps.
     ///   - compactionThreshold: Consumed bytes kept before compacting. The ingest uses the
     ///     default; the fuzz harness lowers it so a short stream reaches compaction.
-    init(limits: Limits = Limits(), compactionThreshold: Int = 64 * 1024) {
+    init(limits: Limits = Limits(), compactionThreshold: Int = Self.defaultCompactionThreshold) {
         self.limits = limits
         self.compactionThreshold = compactionThreshold
     }

@@ -47,8 +47,9 @@ package enum IngestFuzzSupport {
         var limits = HTTPRequestParser.Limits()
         if let maxHeadBytes { limits.maxHeadBytes = maxHeadBytes }
         if let maxBodyBytes { limits.maxBodyBytes = maxBodyBytes }
-        var parser = compactionThreshold.map { HTTPRequestParser(limits: limits, compactionThreshold: $0) }
-            ?? HTTPRequestParser(limits: limits)
+        var parser = HTTPRequestParser(
+            limits: limits, compactionThreshold: compactionThreshold ?? HTTPRequestParser.defaultCompactionThreshold
+        )
         var steps: [Step] = []
         var sticky = true
         feeding: for chunk in chunks {

@@ -116,7 +116,7 @@ struct LocalIngestHTTPRequestParserTests {
 
     @Test("ten thousand random and mutated inputs never trap")
     func randomInputs() {
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let valid = Array("POST /v1/events HTTP/1.1\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\nabc".utf8)
         for round in 0..<10_000 {
             var bytes = valid
@@ -136,18 +136,5 @@ struct LocalIngestHTTPRequestParserTests {
                 for _ in 0..<4 where parser.next() != .needMoreData {}
             }
         }
-    }
-}
-
-/// A small deterministic generator, so a failing random input can be replayed.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -7,7 +7,7 @@ import SimpleDataLogsTesting
 struct ReliabilityDiskAndInputTests {
     @Test("random bytes written into journal and batch files at random offsets: no crash, only damaged records lost, and counted", arguments: [1, 2, 3, 4, 5, 6, 7, 8])
     func randomCorruption(seed: UInt64) async throws {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
         let first = TestClient(directory: directory)
         for seq in 0..<230 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }

@@ -1,3 +1,4 @@
+import SimpleDataLogsTesting
 import Testing
 @testable import SimpleDataLogs
 
@@ -38,7 +39,7 @@ struct UploaderBackoffTests {
     @Test("failures count up and a 202 resets them")
     func counting() {
         var backoff = Backoff()
-        var generator = SeededGenerator(seed: 1)
+        var generator = SplitMix64(seed: 1)
         for expected in 1...5 {
             let wait = backoff.recordFailure(retryAfter: nil, using: &generator)
             #expect(backoff.consecutiveFailures == expected)
@@ -53,7 +54,7 @@ struct UploaderBackoffTests {
     @Test("over many draws every wait is within [0, ceiling], the mean is near half the ceiling, and the spread is uniform",
           arguments: [1, 4, 9, 20])
     func statistics(failures: Int) {
-        var generator = SeededGenerator(seed: UInt64(failures) * 7_919)
+        var generator = SplitMix64(seed: UInt64(failures) * 7_919)
         let ceiling = Backoff.ceiling(afterFailures: failures)
         let ceilingSeconds = seconds(ceiling)
         let draws = 20_000
@@ -78,7 +79,7 @@ struct UploaderBackoffTests {
 
     @Test("with the ingest down for an hour the rule allows a bounded number of tries, never a busy loop", arguments: [1, 2, 3, 4, 5] as [UInt64])
     func hourDown(seed: UInt64) {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var backoff = Backoff()
         var elapsed = Duration.zero
         var attempts = 0
@@ -94,7 +95,7 @@ struct UploaderBackoffTests {
 
     @Test("with Retry-After: 3600 on every answer, an hour of outage takes at most two tries")
     func hourDownWithRetryAfter() {
-        var generator = SeededGenerator(seed: 9)
+        var generator = SplitMix64(seed: 9)
         var backoff = Backoff()
         var elapsed = Duration.zero
         var attempts = 0

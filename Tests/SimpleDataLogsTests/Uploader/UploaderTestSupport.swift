@@ -1,20 +1,6 @@
 import CZlib
 import Foundation
-
-/// A small seedable generator (SplitMix64), so that tests of random rules are repeatable.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import SimpleDataLogsTesting
 
 /// Shared helpers for the uploader's tests.
 enum UploaderFixture {
@@ -50,7 +36,7 @@ enum UploaderFixture {
     /// `count` realistic events as the encoder seals them: varied names, fresh ids, a device and
     /// a session, activity fields and a few properties. Deterministic for a given seed.
     static func realisticEvents(count: Int, seed: UInt64 = 42) -> [[UInt8]] {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         func hexID() -> String {
             let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let hex = bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()

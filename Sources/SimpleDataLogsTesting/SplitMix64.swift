@@ -1,0 +1,24 @@
+/// SplitMix64: a small, fast, seeded random number generator, so that a test of random rules,
+/// or a randomized schedule (the reliability crash loop's kill moments), can be replayed from its
+/// seed. Not for anything that needs unpredictability.
+///
+/// ```swift
+/// var random = SplitMix64(seed: 42)
+/// let delay = Int.random(in: 20...300, using: &random)
+/// ```
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// Creates a generator whose sequence is fixed by `seed`.
+    /// - Parameter seed: Any value; equal seeds give equal sequences.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
