@@ -16,15 +16,22 @@ extension SimpleDataLogsClient {
 
     /// Ignores new events at once, sends what is queued within `timeLimit`, then turns
     /// collection off and deletes whatever did not make it.
+    ///
+    /// A cancelled caller does not cut it short: the send is bounded by `timeLimit` alone, and
+    /// collection is off when it returns either way.
     /// - Parameter timeLimit: How long the last send may take; 10 seconds by default.
     public func flushAndDisable(timeLimit: Duration = .seconds(10)) async {
         intake.stopAccepting()
-        await journalEverythingTrackedSoFar()
-        if let pipeline {
-            await pipeline.withTimeLimit(timeLimit) { await pipeline.flushOnce() }
-        }
-        setEnabled(false)
-        await journalEverythingTrackedSoFar()
+        // A task of its own, so that the caller's cancellation reaches neither the barrier nor
+        // the send; it is awaited, never left running.
+        await Task { [self] in
+            await journalEverythingTrackedSoFar()
+            if let pipeline {
+                await pipeline.withTimeLimit(timeLimit) { await pipeline.flushOnce() }
+            }
+            setEnabled(false)
+            await journalEverythingTrackedSoFar()
+        }.value
     }
 
     /// Reports of what happens to each batch, for this subscriber alone: delivered (with the
@@ -59,6 +66,11 @@ extension SimpleDataLogsClient {
     /// Stops intake, journals every queued event, tries one send within `timeLimit`, and keeps
     /// the rest on disk for the next start. For command-line tools and servers; the client takes
     /// no more events afterwards.
+    ///
+    /// The send is bounded by `timeLimit`, not by the caller's cancellation: a server whose
+    /// shutdown runs in a cancelled task (a service group tearing down, a `withClient` scope left
+    /// by cancellation) still gets its last send, and the call returns within about `timeLimit`
+    /// even when the ingest never answers. Calls made while a shutdown runs wait for that one.
     /// - Parameter timeLimit: How long the last send may take; 5 seconds by default.
     public func shutdown(timeLimit: Duration = .seconds(5)) async {
         let pipeline = markShutDown()
@@ -66,19 +78,58 @@ extension SimpleDataLogsClient {
         await pipeline?.shutDown(timeLimit: timeLimit)
     }
 
-    /// Runs the client for as long as the calling task lives, for servers and
-    /// structured-concurrency apps: the owner awaits it, and when its task is cancelled it
-    /// returns after a bounded ``shutdown(timeLimit:)``.
+    /// Runs the client for as long as the calling task lives, for structured-concurrency apps and
+    /// servers that stop their work by cancelling it: the owner awaits it, and when its task is
+    /// cancelled it returns after a bounded ``shutdown(timeLimit:)``, which the cancellation does
+    /// not cut short.
     ///
-    /// In a swift-service-lifecycle `Service`, `func run() async throws { await client.run() }`.
-    public func run() async {
+    /// A server whose lifecycle stops services without cancelling them (swift-service-lifecycle's
+    /// graceful shutdown) uses ``run(until:shutdownTimeLimit:)`` instead.
+    /// - Parameter shutdownTimeLimit: How long the last send may take; 5 seconds by default.
+    public func run(shutdownTimeLimit: Duration = .seconds(5)) async {
+        await Self.untilCancelled()
+        await shutdown(timeLimit: shutdownTimeLimit)
+    }
+
+    /// Runs the client until `trigger` returns or the calling task is cancelled, whichever comes
+    /// first, then shuts it down within `shutdownTimeLimit`: the way to tie the client to a
+    /// server's own shutdown signal without a dependency.
+    ///
+    /// With swift-service-lifecycle, the trigger is its graceful shutdown:
+    ///
+    /// ```swift
+    /// struct AnalyticsService: Service {
+    ///     let client: SimpleDataLogsClient
+    ///     func run() async throws {
+    ///         await client.run(until: { try? await gracefulShutdown() })
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// `trigger` runs in a child task, so it sees the caller's task-local values (where
+    /// service-lifecycle keeps its shutdown signal), and it is cancelled once the client stops
+    /// waiting: it must return when cancelled, as `gracefulShutdown()` does.
+    /// - Parameters:
+    ///   - trigger: Returns when the client should shut down.
+    ///   - shutdownTimeLimit: How long the last send may take; 5 seconds by default.
+    public func run(until trigger: @escaping @Sendable () async -> Void, shutdownTimeLimit: Duration = .seconds(5)) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await trigger() }
+            group.addTask { await Self.untilCancelled() }
+            await group.next()
+            group.cancelAll()
+        }
+        await shutdown(timeLimit: shutdownTimeLimit)
+    }
+
+    /// Suspends until the calling task is cancelled, holding no thread.
+    private static func untilCancelled() async {
         let (cancelled, signal) = AsyncStream.makeStream(of: Void.self)
         await withTaskCancellationHandler {
             for await _ in cancelled {}
         } onCancel: {
             signal.finish()
         }
-        await shutdown()
     }
 
     /// Waits until every event tracked before the call has reached the journal (or was dropped).
@@ -93,7 +144,8 @@ extension SimpleDataLogsClient {
 extension SimpleDataLogsClient {
     /// Runs `operation` with a configured client and shuts it down on every way out: return,
     /// throw or cancellation. For scripts, jobs and tests that want the client's lifetime to be
-    /// a scope.
+    /// a scope. The shutdown's last send is bounded by `shutdownTimeLimit` alone, even when the
+    /// scope is left because its task was cancelled.
     ///
     /// ```swift
     /// try await SimpleDataLogsClient.withClient(.init(ingestKey: "sdl_sec_…")) { analytics in

@@ -26,6 +26,8 @@ final class Pipeline: Sendable {
     /// Owns the uploader's loop; ends when its signals finish, or at once when cancelled.
     private let uploaderTask: Task<Void, Never>?
     private let ownedTransport: URLSessionTransport?
+    /// The one shutdown, started by the first caller and awaited by every caller.
+    private let shutdownTask = Locked<Task<Void, Never>?>(nil)
 
     init(
         intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
@@ -112,7 +114,22 @@ final class Pipeline: Sendable {
 
     /// Stops the intake, lets every stage finish what it holds, tries one send within
     /// `timeLimit` (on the client's clock), keeps the rest on disk, and stops the threads.
+    ///
+    /// The work runs in a task of its own, not the caller's: a shutdown asked for by a cancelled
+    /// task (a server's service being torn down, a `withClient` scope left by cancellation) still
+    /// makes its one bounded send, and only `timeLimit` cuts it short. Concurrent and later calls
+    /// wait for the same shutdown instead of running a second one.
     func shutDown(timeLimit: Duration) async {
+        let task: Task<Void, Never> = shutdownTask.withLock { task in
+            if let task { return task }
+            let started = Task { await self.runShutdown(timeLimit: timeLimit) }
+            task = started
+            return started
+        }
+        await task.value
+    }
+
+    private func runShutdown(timeLimit: Duration) async {
         intake.shutDown()
         await stagesTask.value
         if intake.isEnabled {
