@@ -39,6 +39,9 @@ extension SimpleDataLogsClient {
         /// How requests go out; one long-lived `URLSession` by default. Plug in your own client
         /// (for example AsyncHTTPClient) through ``Transport``.
         public var transport: (any Transport)?
+        /// How much the client may hold on disk and in memory; ``Limits/standard`` by default,
+        /// ``Limits/server`` in ``server(ingestKey:endpoint:storageDirectory:)``.
+        public var limits: Limits
 
         /// The edge every app sends to unless told otherwise.
         public static let defaultEndpoint = URL(string: "https://edge.simpledatalogs.com")!
@@ -60,6 +63,7 @@ extension SimpleDataLogsClient {
         ///   - requestTimeout: The uploader's deadline per request; 30 seconds by default.
         ///   - allowsInsecureHTTP: Allows plain HTTP to a host that is not loopback.
         ///   - transport: How requests go out, or `nil` for the default `URLSession` transport.
+        ///   - limits: How much the client may hold on disk and in memory.
         public init(
             ingestKey: String,
             endpoint: URL = Configuration.defaultEndpoint,
@@ -75,7 +79,8 @@ extension SimpleDataLogsClient {
             compressesRequests: Bool = true,
             requestTimeout: Duration = .seconds(30),
             allowsInsecureHTTP: Bool = false,
-            transport: (any Transport)? = nil
+            transport: (any Transport)? = nil,
+            limits: Limits = .standard
         ) {
             self.ingestKey = ingestKey
             self.endpoint = endpoint
@@ -92,6 +97,27 @@ extension SimpleDataLogsClient {
             self.requestTimeout = requestTimeout
             self.allowsInsecureHTTP = allowsInsecureHTTP
             self.transport = transport
+            self.limits = limits
+        }
+
+        /// A configuration for a busy server: batches of 1,000 events, 4 requests in flight, and
+        /// ``Limits/server`` (an outbox for an hour's outage at 1,000 events a second, a backlog
+        /// for a burst of 100,000). Change any field afterwards.
+        ///
+        /// ```swift
+        /// let analytics = SimpleDataLogsClient()
+        /// analytics.configure(.server(ingestKey: "sdl_sec_…"))
+        /// ```
+        /// - Parameters:
+        ///   - ingestKey: The secret key, `sdl_sec_…`.
+        ///   - endpoint: Where events go.
+        ///   - storageDirectory: The outbox folder, or `nil` for `SDL_STORAGE_DIR` or the default.
+        /// - Returns: The configuration.
+        public static func server(ingestKey: String, endpoint: URL = defaultEndpoint, storageDirectory: URL? = nil) -> Configuration {
+            Configuration(
+                ingestKey: ingestKey, endpoint: endpoint, storageDirectory: storageDirectory,
+                batchSize: 1_000, maxConcurrentRequests: 4, limits: .server
+            )
         }
     }
 }

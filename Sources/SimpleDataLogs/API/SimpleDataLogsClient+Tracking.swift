@@ -75,6 +75,15 @@ extension SimpleDataLogsClient {
 
     /// The hot path: stamp, enqueue, return.
     func record(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?, origin requested: Event.Origin = .live) {
+        let stamp = stamp(name, properties: properties, at: date, eventID: eventID, deviceID: deviceID, origin: requested)
+        report(intake.accept(cost: stamp.cost, stamp.make))
+    }
+
+    /// Everything `track()` decides before the intake's lock: the time, the device id source and
+    /// the memory estimate; `make` builds the event from a fresh id, inside the lock.
+    func stamp(
+        _ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?, origin requested: Event.Origin
+    ) -> (cost: Int, make: @Sendable (inout EventIDGenerator) -> Event) {
         let now = wallClock.nowMilliseconds
         let source: Event.DeviceIDSource
         if let deviceID {
@@ -86,20 +95,27 @@ extension SimpleDataLogsClient {
         }
         let timestamp = date?.millisecondsSince1970 ?? now
         let origin: Event.Origin = date == nil ? requested : .backdated
-        let acceptance = intake.accept { ids in
-            Event(
+        let cost = Event.memoryCost(name: name, properties: properties, deviceID: deviceID)
+        return (cost, { ids in
+            var event = Event(
                 name: name, id: eventID ?? ids.next(milliseconds: now), timestamp: timestamp, trackedAt: now,
                 properties: properties, origin: origin, deviceIDSource: source
             )
-        }
+            event.memoryCost = cost
+            return event
+        })
+    }
+
+    /// Logs the first event of an episode of skipping or dropping; the counters carry the rest.
+    func report(_ acceptance: Intake.Acceptance) {
         switch acceptance {
-        case .accepted, .ignoredWhileDisabled, .ignoredAfterShutdown,
-             .skippedBacklog(firstInEpisode: false), .acceptedDroppingOldest(firstInEpisode: false):
+        case .accepted, .ignoredWhileDisabled, .ignoredAfterShutdown, .full,
+             .skippedBacklog(firstInEpisode: false, _), .acceptedDroppingOldest(firstInEpisode: false):
             return
-        case .skippedBacklog(firstInEpisode: true):
-            logger.warning("More than \(Intake.backlogLimit) events are waiting to be written; new events are skipped (and counted) until the journal catches up. Track less often in hot loops.")
+        case .skippedBacklog(firstInEpisode: true, let backlog):
+            logger.warning("More than \(backlog.events) events (or \(backlog.bytes / 1_048_576) MiB) are waiting to be written; new events are skipped (and counted) until the journal catches up. Track less often in hot loops, raise Configuration.limits.backlogEvents, or use track(_:properties:deviceID:waitingUpTo:) to wait instead.")
         case .acceptedDroppingOldest(firstInEpisode: true):
-            logger.warning("More than \(Intake.preConfigureLimit) events were tracked before configure; the oldest are dropped (and counted). Call configure earlier at launch.")
+            logger.warning("More than \(intake.preConfigureLimit) events were tracked before configure; the oldest are dropped (and counted). Call configure earlier at launch.")
         }
     }
 }

@@ -10,7 +10,7 @@ import Dispatch
 /// Every method is safe to call from any thread, task or actor. `track` never waits: it stamps
 /// the event, appends it to an in-memory queue under a short lock and returns.
 public final class SimpleDataLogsClient: Sendable {
-    let intake = Intake()
+    let intake: Intake
     let stageCounters = StageCounters()
     let clock: any Clock<Duration>
     let wallClock: any WallClock
@@ -30,12 +30,19 @@ public final class SimpleDataLogsClient: Sendable {
     ///   - clock: Drives every timer, delay and timeout; tests pass a manual clock.
     ///   - wallClock: Stamps events; tests pass a settable clock.
     ///   - logSink: Receives the SDK's log lines; standard error by default.
+    ///   - eventsHeldBeforeConfigure: How many events are held before ``configure(_:)``; past
+    ///     it the oldest are dropped (counted in ``DeliveryCounters/droppedBeforeConfigure``).
+    ///     1,000 by default; a value below 1 is replaced by the default, with a log line.
     public convenience init(
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: any WallClock = SystemWallClock(),
-        logSink: any LogSink = SimpleDataLogsClient.defaultLogSink
+        logSink: any LogSink = SimpleDataLogsClient.defaultLogSink,
+        eventsHeldBeforeConfigure: Int = 1_000
     ) {
-        self.init(clock: clock, wallClock: wallClock, logSink: logSink, hooks: TestHooks(), environment: ProcessInfo.processInfo.environment)
+        self.init(
+            clock: clock, wallClock: wallClock, logSink: logSink, hooks: TestHooks(),
+            environment: ProcessInfo.processInfo.environment, eventsHeldBeforeConfigure: eventsHeldBeforeConfigure
+        )
     }
 
     /// Creates a client with the test seams (an injected file system, a gate before the writer,
@@ -45,15 +52,21 @@ public final class SimpleDataLogsClient: Sendable {
         wallClock: any WallClock,
         logSink: any LogSink,
         hooks: TestHooks,
-        environment: [String: String]
+        environment: [String: String],
+        eventsHeldBeforeConfigure: Int = Intake.defaultPreConfigureLimit
     ) {
+        intake = Intake(preConfigureLimit: eventsHeldBeforeConfigure >= 1 ? eventsHeldBeforeConfigure : Intake.defaultPreConfigureLimit)
         self.clock = clock
         self.wallClock = wallClock
         self.logSink = logSink
         self.hooks = hooks
         self.environment = environment
         let level = environment["SDL_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? .warning
-        state = Locked(State(logger: SDKLogger(level: level, sink: logSink)))
+        let logger = SDKLogger(level: level, sink: logSink)
+        state = Locked(State(logger: logger))
+        if eventsHeldBeforeConfigure < 1 {
+            logger.warning("eventsHeldBeforeConfigure = \(eventsHeldBeforeConfigure) is below its floor of 1; using the default, \(Intake.defaultPreConfigureLimit).")
+        }
     }
 
     var logger: SDKLogger { state.withLock { $0.logger } }
@@ -80,6 +93,7 @@ public final class SimpleDataLogsClient: Sendable {
             configured: configuration.storageDirectory?.path, appID: configuration.appID, environment: environment
         )
         let uploader = uploaderSettings(for: configuration)
+        let (limits, limitProblems) = configuration.limits.validated()
         let outcome: ConfigureOutcome = state.withLock { state in
             guard !state.isShutDown else { return .afterShutdown }
             guard state.pipeline == nil else { return .again }
@@ -87,7 +101,7 @@ public final class SimpleDataLogsClient: Sendable {
             state.pipeline = Pipeline(
                 intake: intake, counters: stageCounters, logger: logger, directory: directory,
                 clock: clock, wallClock: wallClock, policy: SealPolicy(maxEvents: configuration.batchSize),
-                uploader: uploader.settings,
+                caps: limits.outboxCaps, uploader: uploader.settings,
                 autocapture: AutocaptureSettings(
                     capture: configuration.autocapture, sessionMode: configuration.sessionMode,
                     activity: configuration.activity, crashReasonRedaction: configuration.crashReasonRedaction
@@ -103,6 +117,8 @@ public final class SimpleDataLogsClient: Sendable {
             logger.warning("configure was called after shutdown; ignored.")
         case .started:
             checkKey(configuration.ingestKey, logger: logger)
+            for problem in limitProblems { logger.warning(problem) }
+            intake.setBacklog(events: limits.backlogEvents, bytes: limits.backlogBytes)
             if let refusal = uploader.refusal { logger.error(refusal) }
             if directory == nil {
                 logger.error("No storage folder: set SDL_STORAGE_DIR or HOME, or pass storageDirectory. Events are kept in memory only.")

@@ -46,6 +46,7 @@ actor IdentityActor {
         output.reserveCapacity(items.count)
         var problems: [EventValidator.Problem] = []
         var invalid = 0
+        var invalidCost = 0
         for item in items {
             switch item {
             case .event(var event):
@@ -54,6 +55,7 @@ actor IdentityActor {
                     output.append(.event(event))
                 } else {
                     invalid += 1
+                    invalidCost += event.memoryCost
                 }
             case .setDeviceID(let id):
                 if state.setDeviceID(id) { problemLog.reportInvalidDeviceID() }
@@ -69,7 +71,7 @@ actor IdentityActor {
         }
         if invalid > 0 {
             counters.update { $0.invalid += invalid }
-            if let skipped = intake.release(invalid) { problemLog.reportBacklogCleared(skipped) }
+            if let ended = intake.release(invalid, bytes: invalidCost) { problemLog.reportBacklogCleared(ended) }
         }
         problemLog.report(problems)
         return output

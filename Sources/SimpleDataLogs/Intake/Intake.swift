@@ -7,20 +7,23 @@ import Foundation
 /// lock-guarded append 5 to 25 ns. The stream still carries the wake-ups (one per drain, not one
 /// per event), so the consumer never polls.
 ///
-/// The intake also enforces the two memory bounds that sit before the disk: at most 1,000 events
-/// held before `configure`, and at most 5,000 events accepted but not yet written.
+/// The intake also enforces the memory bounds that sit before the disk: the events held before
+/// `configure` (1,000 by default), and the backlog of events accepted but not yet written (5,000
+/// events or 16 MiB by default; ``SimpleDataLogsClient/Limits``). Callers that prefer waiting to
+/// skipping park here until the journal makes room (``waitForRoom(cost:)``).
 final class Intake: Sendable {
-    /// Events accepted but not yet in the journal, past which new ones are skipped.
-    static let backlogLimit = 5_000
-    /// Events held before `configure`, past which the oldest are dropped.
-    static let preConfigureLimit = 1_000
+    /// Events held before `configure` by default, past which the oldest are dropped.
+    static let defaultPreConfigureLimit = 1_000
 
-    /// What ``accept(_:)`` decided, so the caller can log outside the lock.
+    /// What ``accept(cost:waitsWhenFull:_:)`` decided, so the caller can log outside the lock.
     enum Acceptance: Equatable {
         case accepted
         case ignoredWhileDisabled
-        /// Skipped because the backlog is full; `firstInEpisode` asks for the one log line.
-        case skippedBacklog(firstInEpisode: Bool)
+        /// Skipped because the backlog is full; `firstInEpisode` asks for the one log line, which
+        /// names the limit that was reached.
+        case skippedBacklog(firstInEpisode: Bool, limit: Backlog)
+        /// The backlog is full and the caller asked to wait instead: nothing was counted yet.
+        case full
         /// Accepted, and the oldest held event was dropped to make room before `configure`;
         /// `firstInEpisode` asks for the one log line.
         case acceptedDroppingOldest(firstInEpisode: Bool)
@@ -39,6 +42,13 @@ final class Intake: Sendable {
         var wakePending = false
         /// Events accepted and not yet written to the journal or dropped after intake.
         var inFlight = 0
+        /// Their estimated memory (``Event/memoryCost``).
+        var inFlightBytes = 0
+        var backlog: Backlog
+        let preConfigureLimit: Int
+        /// Callers of ``waitForRoom(cost:)``, oldest first.
+        var roomWaiters: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextWaiterID = 0
         /// Events among `items` while not configured.
         var heldBeforeConfigure = 0
         var skippedInEpisode = 0
@@ -50,39 +60,73 @@ final class Intake: Sendable {
         var ids = EventIDGenerator()
     }
 
-    private let state = Locked(State())
+    /// The backlog's bounds: events accepted but not yet written, by count and by estimated bytes.
+    struct Backlog: Sendable, Equatable {
+        var events: Int
+        var bytes: Int
+
+        /// Whether an event of `cost` bytes fits next to `inFlight` events of `inFlightBytes`.
+        /// An empty backlog always takes one event, so that no single event is refused forever.
+        func hasRoom(inFlight: Int, inFlightBytes: Int, cost: Int) -> Bool {
+            inFlight == 0 || (inFlight < events && inFlightBytes + cost <= bytes)
+        }
+
+        /// Whether the writer has caught up by half of both bounds: the end of a skipping episode.
+        func isHalfEmpty(inFlight: Int, inFlightBytes: Int) -> Bool {
+            inFlight <= events / 2 && inFlightBytes <= bytes / 2
+        }
+    }
+
+    private let state: Locked<State>
     private let wakeContinuation: AsyncStream<Void>.Continuation
     /// One element per batch of work to drain; `bufferingNewest(1)` because one pending wake-up
     /// covers any number of appends.
     let wakeUps: AsyncStream<Void>
 
-    init() {
+    /// - Parameter preConfigureLimit: How many events are held before `configure`. Until then
+    ///   the backlog bound is the standard one, raised to hold that many.
+    init(preConfigureLimit: Int = Intake.defaultPreConfigureLimit) {
+        let standard = SimpleDataLogsClient.Limits.standard
+        state = Locked(State(
+            backlog: Backlog(events: max(standard.backlogEvents, preConfigureLimit), bytes: standard.backlogBytes),
+            preConfigureLimit: preConfigureLimit
+        ))
         (wakeUps, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     // MARK: Producers (any thread)
 
     /// Stamps and enqueues one event, or says why not. Never blocks beyond the lock.
-    /// - Parameter makeEvent: Builds the event from a fresh id; runs inside the lock, so it must
-    ///   be cheap and must not call out.
-    func accept(_ makeEvent: (inout EventIDGenerator) -> Event) -> Acceptance {
+    /// - Parameters:
+    ///   - cost: The event's estimated memory (``Event/memoryCost``), for the backlog's byte bound.
+    ///   - waitsWhenFull: Whether a full backlog answers ``Acceptance/full`` (counting nothing,
+    ///     so that the caller can wait and try again) instead of skipping the event.
+    ///   - makeEvent: Builds the event from a fresh id; runs inside the lock, so it must be cheap
+    ///     and must not call out.
+    func accept(cost: Int, waitsWhenFull: Bool = false, _ makeEvent: (inout EventIDGenerator) -> Event) -> Acceptance {
         let (acceptance, wake): (Acceptance, Bool) = state.withLock { state in
             if state.shutDown { return (.ignoredAfterShutdown, false) }
             guard state.accepting else {
                 state.ignoredWhileDisabled += 1
                 return (.ignoredWhileDisabled, false)
             }
-            state.tracked += 1
-            if state.inFlight >= Self.backlogLimit {
-                state.skippedBacklog += 1
-                state.skippedInEpisode += 1
-                return (.skippedBacklog(firstInEpisode: state.skippedInEpisode == 1), false)
+            if !state.backlog.hasRoom(inFlight: state.inFlight, inFlightBytes: state.inFlightBytes, cost: cost) {
+                // Before `configure` the pre-configure bound drops the oldest instead (below).
+                if waitsWhenFull && state.configured { return (.full, false) }
+                if state.configured || state.heldBeforeConfigure < state.preConfigureLimit {
+                    state.tracked += 1
+                    state.skippedBacklog += 1
+                    state.skippedInEpisode += 1
+                    return (.skippedBacklog(firstInEpisode: state.skippedInEpisode == 1, limit: state.backlog), false)
+                }
             }
+            state.tracked += 1
             state.inFlight += 1
+            state.inFlightBytes += cost
             state.items.append(.event(makeEvent(&state.ids)))
             guard state.configured else {
                 state.heldBeforeConfigure += 1
-                guard state.heldBeforeConfigure > Self.preConfigureLimit else { return (.accepted, false) }
+                guard state.heldBeforeConfigure > state.preConfigureLimit else { return (.accepted, false) }
                 Self.dropOldestHeldEvent(&state)
                 let first = !state.droppingBeforeConfigure
                 state.droppingBeforeConfigure = true
@@ -94,24 +138,70 @@ final class Intake: Sendable {
         return acceptance
     }
 
+    /// Returns once an event of `cost` bytes would fit in the backlog, or at once when the
+    /// intake stops taking events or the calling task is cancelled. Holds no thread while it
+    /// waits; the journal's ``release(_:bytes:)`` wakes it. The caller then tries
+    /// ``accept(cost:waitsWhenFull:_:)`` again: another caller may have taken the room first.
+    func waitForRoom(cost: Int) async {
+        let id: Int = state.withLock { state in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow: Bool = state.withLock { state in
+                    if state.shutDown || !state.accepting || Task.isCancelled
+                        || state.backlog.hasRoom(inFlight: state.inFlight, inFlightBytes: state.inFlightBytes, cost: cost) {
+                        return true
+                    }
+                    state.roomWaiters.append((id, continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+                guard let index = state.roomWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.roomWaiters.remove(at: index).continuation
+            }
+            waiter?.resume()
+        }
+    }
+
+    /// Sets the backlog's bounds from the configuration.
+    func setBacklog(events: Int, bytes: Int) {
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            state.backlog = Backlog(events: events, bytes: bytes)
+            return Self.takeWaitersThatFit(&state)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
     /// Enqueues an identity call (`setDeviceID`, `setDefaultProperties`), a barrier, or
     /// `setEnabled`, in order with the events.
     func enqueue(_ item: IntakeItem) {
-        let wake: Bool = state.withLock { state in
+        let (wake, waiters): (Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
+            var waiters: [CheckedContinuation<Void, Never>] = []
             if case .setEnabled(let enabled) = item {
                 state.enabled = enabled
                 state.accepting = enabled
+                if !enabled { waiters = Self.takeAllWaiters(&state) }
             }
             state.items.append(item)
-            return state.configured && Self.claimWake(&state)
+            return (state.configured && Self.claimWake(&state), waiters)
         }
+        for waiter in waiters { waiter.resume() }
         if wake { wakeContinuation.yield() }
     }
 
     /// Ignores new events from now on, without the opt-out's deletion (which follows later,
     /// in order, through ``enqueue(_:)``).
     func stopAccepting() {
-        state.withLock { $0.accepting = false }
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            state.accepting = false
+            return Self.takeAllWaiters(&state)
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Counts events the SDK makes itself after the intake (`session_start`, `session_end`,
@@ -123,6 +213,9 @@ final class Intake: Sendable {
             state.inFlight += count
         }
     }
+
+    /// How many events are held before `configure`.
+    var preConfigureLimit: Int { state.withLock { $0.preConfigureLimit } }
 
     /// Whether new events are being taken (the opt-out's state, as of the last call).
     var isEnabled: Bool { state.withLock { $0.enabled } }
@@ -148,29 +241,56 @@ final class Intake: Sendable {
         }
     }
 
-    /// Reports that `count` accepted events left memory (written, or dropped after intake).
-    /// - Returns: The number skipped in a backlog episode that just ended, for its closing line.
-    func release(_ count: Int) -> Int? {
+    /// Reports that `count` accepted events of `bytes` estimated memory left memory (written, or
+    /// dropped after intake), and wakes the callers waiting for room that now fit.
+    /// - Returns: The number skipped in a backlog episode that just ended and the bounds then in
+    ///   force, for its closing line.
+    func release(_ count: Int, bytes: Int) -> (skipped: Int, backlog: Backlog)? {
         guard count > 0 else { return nil }
-        return state.withLock { state in
+        let (ended, waiters): ((Int, Backlog)?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
             state.inFlight -= count
+            state.inFlightBytes -= bytes
+            let waiters = Self.takeWaitersThatFit(&state)
             // The episode ends when the writer has caught up by half, so that a writer hovering
             // at the limit does not log a line per event.
-            guard state.skippedInEpisode > 0, state.inFlight <= Self.backlogLimit / 2 else { return nil }
+            guard state.skippedInEpisode > 0, state.backlog.isHalfEmpty(inFlight: state.inFlight, inFlightBytes: state.inFlightBytes) else {
+                return (nil, waiters)
+            }
             defer { state.skippedInEpisode = 0 }
-            return state.skippedInEpisode
+            return ((state.skippedInEpisode, state.backlog), waiters)
         }
+        for waiter in waiters { waiter.resume() }
+        return ended
     }
 
-    /// Stops taking events for good and ends the wake-up stream.
+    /// Stops taking events for good, ends the wake-up stream and lets every waiting caller go.
     func shutDown() {
-        state.withLock { $0.shutDown = true }
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            state.shutDown = true
+            return Self.takeAllWaiters(&state)
+        }
+        for waiter in waiters { waiter.resume() }
         wakeContinuation.finish()
     }
 
     /// The intake's part of the counters.
     var snapshot: (tracked: Int, skippedBacklog: Int, droppedBeforeConfigure: Int, ignoredWhileDisabled: Int, inFlight: Int) {
         state.withLock { ($0.tracked, $0.skippedBacklog, $0.droppedBeforeConfigure, $0.ignoredWhileDisabled, $0.inFlight) }
+    }
+
+    /// The oldest waiters, as many as there are free event slots: each may take one. Woken
+    /// waiters that lose the room to a plain `track()` simply wait again.
+    private static func takeWaitersThatFit(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        let free = state.backlog.events - state.inFlight
+        guard free > 0, !state.roomWaiters.isEmpty, state.inFlightBytes < state.backlog.bytes else { return [] }
+        let count = min(free, state.roomWaiters.count)
+        defer { state.roomWaiters.removeFirst(count) }
+        return state.roomWaiters.prefix(count).map(\.continuation)
+    }
+
+    private static func takeAllWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        defer { state.roomWaiters = [] }
+        return state.roomWaiters.map(\.continuation)
     }
 
     private static func claimWake(_ state: inout State) -> Bool {
@@ -181,7 +301,7 @@ final class Intake: Sendable {
 
     private static func dropOldestHeldEvent(_ state: inout State) {
         guard let index = state.items.firstIndex(where: { if case .event = $0 { return true } else { return false } }) else { return }
-        state.items.remove(at: index)
+        if case .event(let event) = state.items.remove(at: index) { state.inFlightBytes -= event.memoryCost }
         state.heldBeforeConfigure -= 1
         state.inFlight -= 1
         state.droppedBeforeConfigure += 1

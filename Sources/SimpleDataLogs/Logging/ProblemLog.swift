@@ -26,8 +26,8 @@ final class ProblemLog: Sendable {
     }
 
     /// Logs the end of a backlog episode.
-    func reportBacklogCleared(_ skipped: Int) {
-        logger.info("The journal caught up; \(skipped) events were skipped while more than \(Intake.backlogLimit) waited.")
+    func reportBacklogCleared(_ ended: (skipped: Int, backlog: Intake.Backlog)) {
+        logger.info("The journal caught up; \(ended.skipped) events were skipped while the backlog was full (\(ended.backlog.events) events or \(ended.backlog.bytes / 1_048_576) MiB).")
     }
 
     private func firstTime(_ key: String) -> Bool {

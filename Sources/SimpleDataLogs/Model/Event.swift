@@ -39,6 +39,24 @@ struct Event: Sendable, Equatable {
     var sessionID: String? = nil
     var appState: AppState? = nil
     var engagedMilliseconds: Int64? = nil
+    /// The memory the event was estimated to hold when the intake took it, counted against the
+    /// backlog's byte bound until the journal writes it; 0 for events the SDK makes itself.
+    var memoryCost = 0
+}
+
+extension Event {
+    /// A deliberately generous estimate of the memory one tracked event holds until the journal
+    /// writes it: the event itself, its name, and each property's key, string value and
+    /// dictionary slot. Computed in `track()` before the intake's lock is taken; it reads each
+    /// string's UTF-8 count (constant time for native strings) and walks the properties once.
+    static func memoryCost(name: String, properties: [String: PropertyValue], deviceID: String?) -> Int {
+        var cost = 160 + name.utf8.count + (deviceID?.utf8.count ?? 0)
+        for (key, value) in properties {
+            cost += 48 + key.utf8.count
+            if case .string(let string) = value { cost += string.utf8.count }
+        }
+        return cost
+    }
 }
 
 /// Whether someone was using the app when the event happened (the wire's `app_state`).

@@ -62,6 +62,8 @@ actor JournalActor {
 
     // Events since the last commit, for the watermark and the counters.
     var uncommittedEvents = 0
+    /// Their estimated memory, released from the intake's backlog with them.
+    var uncommittedCost = 0
     var uncommittedLatestID: UUID?
 
     // One log line per episode.
@@ -81,7 +83,8 @@ actor JournalActor {
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, hooks: TestHooks,
-        policy: SealPolicy, autocapture: AutocaptureSettings = AutocaptureSettings(), executor: ThreadExecutor
+        policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
+        executor: ThreadExecutor
     ) {
         self.autocapture = autocapture
         layout = directory.map(OutboxLayout.init(root:))
@@ -94,7 +97,7 @@ actor JournalActor {
         gate = hooks.writerGate
         crashPoint = hooks.crashPoint
         self.policy = hooks.sealPolicy ?? policy
-        caps = hooks.caps ?? OutboxCaps()
+        self.caps = hooks.caps ?? caps
         self.executor = executor
     }
 
@@ -206,7 +209,7 @@ actor JournalActor {
         guard SealedBatch.bodyBytes(payloadBytes: encodeBuffer.count, count: 1) <= policy.maxBodyBytes else {
             logger.warning("Dropped event \"\(event.name)\": \(encodeBuffer.count) bytes, too large for a 256 KiB request even alone. Send fewer or shorter properties.")
             counters.update { $0.droppedTooLarge += 1 }
-            if let skipped = intake.release(1) { problemLog.reportBacklogCleared(skipped) }
+            if let ended = intake.release(1, bytes: event.memoryCost) { problemLog.reportBacklogCleared(ended) }
             return
         }
         if policy.mustSealBefore(adding: encodeBuffer.count, openCount: openPayloads.count, openPayloadBytes: openPayloadBytes) {
@@ -217,6 +220,7 @@ actor JournalActor {
         openPayloads.append(encodeBuffer)
         openPayloadBytes += encodeBuffer.count
         uncommittedEvents += 1
+        uncommittedCost += event.memoryCost
         uncommittedLatestID = event.id
         if policy.isFull(openCount: openPayloads.count) { seal() }
     }
@@ -226,7 +230,9 @@ actor JournalActor {
         if !pendingJournalBytes.isEmpty || !journalIsComplete { writeJournal() }
         guard uncommittedEvents > 0 else { return }
         let count = uncommittedEvents
+        let cost = uncommittedCost
         uncommittedEvents = 0
+        uncommittedCost = 0
         counters.update { $0.pendingOnDisk += count }
         let written: Int = watermarkState.withLock { watermark in
             watermark.eventsWritten += count
@@ -238,7 +244,7 @@ actor JournalActor {
             return waiters.filter { $0.target <= written }
         }
         for waiter in due { waiter.signal.signal() }
-        if let skipped = intake.release(count) { problemLog.reportBacklogCleared(skipped) }
+        if let ended = intake.release(count, bytes: cost) { problemLog.reportBacklogCleared(ended) }
     }
 
     /// Logs the first disk failure of an episode; later ones are counted by the episode.

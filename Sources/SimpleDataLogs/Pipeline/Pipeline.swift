@@ -31,7 +31,7 @@ final class Pipeline: Sendable {
 
     init(
         intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
-        clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy,
+        clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy, caps: OutboxCaps = OutboxCaps(),
         uploader settings: UploaderSettings, autocapture: AutocaptureSettings, hooks: TestHooks
     ) {
         self.intake = intake
@@ -50,7 +50,7 @@ final class Pipeline: Sendable {
         )
         let journal = JournalActor(
             directory: directory, fileSystem: hooks.fileSystem, logger: logger, problemLog: problemLog,
-            counters: counters, intake: intake, clock: clock, hooks: hooks, policy: policy,
+            counters: counters, intake: intake, clock: clock, hooks: hooks, policy: policy, caps: caps,
             autocapture: autocapture, executor: journalExecutor
         )
         self.identity = identity

@@ -1,0 +1,82 @@
+extension SimpleDataLogsClient {
+    /// What became of one event tracked with ``track(_:properties:deviceID:waitingUpTo:)``.
+    public enum TrackOutcome: Sendable, Equatable {
+        /// Taken: it is on its way to the journal, like any tracked event.
+        case accepted
+        /// The backlog stayed full for the whole wait: skipped, and counted in
+        /// ``DeliveryCounters/skippedBacklog``.
+        case skippedBacklogFull
+        /// Collection is off (``setEnabled(_:)``); not counted as tracked.
+        case ignoredWhileDisabled
+        /// The client is shut down; not counted.
+        case ignoredAfterShutdown
+    }
+
+    /// Records one event, waiting while the backlog of events not yet written is full instead
+    /// of skipping it: back-pressure for importers, batch jobs and request handlers that can
+    /// afford to wait. Plain ``track(_:properties:)`` never waits.
+    ///
+    /// It suspends (holding no thread) until the journal makes room or `timeLimit` passes on the
+    /// client's clock, then reports what happened; only then is a full backlog's event skipped.
+    /// A cancelled caller stops waiting at once, the same way. Before ``configure(_:)`` it takes
+    /// the event at once, like `track`.
+    ///
+    /// ```swift
+    /// for row in rows {
+    ///     let outcome = await analytics.track("row_imported", properties: ["table": "orders"], waitingUpTo: .seconds(5))
+    ///     if outcome == .skippedBacklogFull { skipped += 1 }
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - name: The event's name.
+    ///   - properties: The event's own properties.
+    ///   - deviceID: The device this event is about, or `nil` for the task's or the client's.
+    ///   - timeLimit: How long to wait for room at most.
+    /// - Returns: Whether the event was taken, and why not.
+    @discardableResult
+    public func track(
+        _ name: String, properties: [String: PropertyValue] = [:], deviceID: String? = nil, waitingUpTo timeLimit: Duration
+    ) async -> TrackOutcome {
+        let stamp = stamp(name, properties: properties, at: nil, eventID: nil, deviceID: deviceID, origin: .live)
+        let intake = intake
+        if let outcome = Self.outcome(of: intake.accept(cost: stamp.cost, waitsWhenFull: true, stamp.make)) { return outcome }
+        let clock = clock
+        // Two children race: one waits for room and takes it, one sleeps out the limit. Every
+        // child's result is read, so an event taken just as the limit ran out is reported taken.
+        let taken: TrackOutcome? = await withTaskGroup(of: TrackOutcome?.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    await intake.waitForRoom(cost: stamp.cost)
+                    if let outcome = Self.outcome(of: intake.accept(cost: stamp.cost, waitsWhenFull: true, stamp.make)) { return outcome }
+                }
+                return nil
+            }
+            group.addTask {
+                try? await clock.sleep(for: timeLimit)
+                return nil
+            }
+            var taken: TrackOutcome?
+            if let first = await group.next() { taken = first }
+            group.cancelAll()
+            for await outcome in group where taken == nil { taken = outcome }
+            return taken
+        }
+        if let taken { return taken }
+        // The limit passed: the last try counts the skip (and logs the episode's first) as
+        // `track()` would have.
+        let last = intake.accept(cost: stamp.cost, stamp.make)
+        report(last)
+        return Self.outcome(of: last) ?? .skippedBacklogFull
+    }
+
+    /// The caller's view of an acceptance, or `nil` when the backlog is full and it may wait.
+    private static func outcome(of acceptance: Intake.Acceptance) -> TrackOutcome? {
+        switch acceptance {
+        case .accepted, .acceptedDroppingOldest: .accepted
+        case .ignoredWhileDisabled: .ignoredWhileDisabled
+        case .ignoredAfterShutdown: .ignoredAfterShutdown
+        case .skippedBacklog: .skippedBacklogFull
+        case .full: nil
+        }
+    }
+}
