@@ -1,51 +1,68 @@
-// A tiny server-style program: one analytics client for the process, a request loop that
-// handles requests concurrently, a per-request device id, and the client's lifetime tied to the
-// server's. Run `swift run sdl ingest` in another terminal, then `swift run ExampleServer`.
+// A server-shaped program: one analytics client for the process with the server profile,
+// waves of concurrent request handlers with per-request device ids, and a graceful shutdown on
+// SIGTERM or SIGINT that makes one bounded last send. Run `swift run sdl ingest` in another
+// terminal, then `swift run ExampleServer`, and stop it with Ctrl-C.
+//
+// Environment: SDL_ENDPOINT (http://localhost:4001), SDL_INGEST_KEY, SDL_STORAGE_DIR,
+// EXAMPLE_WAVES (20), EXAMPLE_HANDLERS (100 per wave), EXAMPLE_PAUSE_MS (200 between waves).
 import Foundation
 import SimpleDataLogs
 
 /// A request as a web framework would hand it over.
 struct Request: Sendable {
-    var path: String
+    var id: Int
     var deviceID: String
 }
 
-/// The handler: tracks without knowing the device id, which the scope provides.
+/// A handler that tracks 50 events per request: half with the id on each event, half inside a
+/// task-local scope whose child tasks inherit it. Both must carry this request's device id.
 func handle(_ request: Request, analytics: SimpleDataLogsClient) async {
-    analytics.track("request_handled", properties: ["path": .string(request.path)])
-    if request.path == "/checkout" {
-        analytics.track("order_placed", properties: ["total_cents": 1_299, "currency": "EUR"])
+    for step in 0..<25 {
+        analytics.track("request_step", properties: ["request": .int(Int64(request.id)), "step": .int(Int64(step))], deviceID: request.deviceID)
     }
-}
-
-let endpoint = URL(string: ProcessInfo.processInfo.environment["SDL_ENDPOINT"] ?? "http://localhost:4001")!
-let analytics = SimpleDataLogsClient()
-analytics.configure(SimpleDataLogsClient.Configuration(
-    ingestKey: ProcessInfo.processInfo.environment["SDL_INGEST_KEY"] ?? "sdl_sec_example_server",
-    endpoint: endpoint,
-    autocapture: .sessions,
-    batchSize: 200,
-    maxConcurrentRequests: 2
-))
-
-// The analytics client runs for as long as the server does.
-let lifetime = Task { await analytics.run() }
-
-// The request loop: in a real server these come from the network.
-let requests = (0..<1_000).map { index in
-    Request(path: index % 10 == 0 ? "/checkout" : "/home", deviceID: "device-\(index % 25)")
-}
-await withTaskGroup(of: Void.self) { group in
-    for request in requests {
-        group.addTask {
-            await analytics.withDeviceID(request.deviceID) {
-                await handle(request, analytics: analytics)
+    await analytics.withDeviceID(request.deviceID) {
+        await withTaskGroup(of: Void.self) { steps in
+            for step in 25..<50 {
+                steps.addTask {
+                    analytics.track("request_step", properties: ["request": .int(Int64(request.id)), "step": .int(Int64(step))])
+                }
             }
         }
     }
 }
 
-// Graceful shutdown: cancelling `run()` journals what is queued, sends once, keeps the rest.
-lifetime.cancel()
-await lifetime.value
-print("handled \(requests.count) requests; \(analytics.counters)")
+let environment = ProcessInfo.processInfo.environment
+func setting(_ name: String, default value: Int) -> Int { environment[name].flatMap(Int.init) ?? value }
+let waves = setting("EXAMPLE_WAVES", default: 20)
+let handlersPerWave = setting("EXAMPLE_HANDLERS", default: 100)
+let pause = Duration.milliseconds(setting("EXAMPLE_PAUSE_MS", default: 200))
+
+let analytics = SimpleDataLogsClient()
+var configuration = SimpleDataLogsClient.Configuration.server(
+    ingestKey: environment["SDL_INGEST_KEY"] ?? "sdl_sec_example_server",
+    endpoint: URL(string: environment["SDL_ENDPOINT"] ?? "http://localhost:4001")!
+)
+configuration.logLevel = .info
+analytics.configure(configuration)
+#if os(Linux)
+// SIGTERM (a container stopping) or SIGINT (Ctrl-C): stop taking events, journal what is queued,
+// send once within 5 seconds, keep the rest on disk, and exit with 128 + the signal.
+analytics.shutdownOnTerminationSignals(timeLimit: .seconds(5))
+#endif
+print("serving \(waves) waves of \(handlersPerWave) requests")
+
+for wave in 0..<waves {
+    await withTaskGroup(of: Void.self) { group in
+        for index in 0..<handlersPerWave {
+            let id = wave * handlersPerWave + index
+            group.addTask { await handle(Request(id: id, deviceID: "device-\(id % 250)"), analytics: analytics) }
+        }
+    }
+    print("wave \(wave) handled")
+    // Requests arrive over time; in a real server they come from the network.
+    try? await Task.sleep(for: pause)
+}
+
+// The traffic ended by itself: the same bounded shutdown as on SIGTERM.
+await analytics.shutdown(timeLimit: .seconds(5))
+print("handled \(waves * handlersPerWave) requests; \(analytics.counters)")

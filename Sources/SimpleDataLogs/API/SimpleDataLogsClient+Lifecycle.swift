@@ -75,7 +75,10 @@ extension SimpleDataLogsClient {
     public func shutdown(timeLimit: Duration = .seconds(5)) async {
         let pipeline = markShutDown()
         intake.shutDown()
-        await pipeline?.shutDown(timeLimit: timeLimit)
+        await pipeline?.shutDown(timeLimit: timeLimit) { [self] in
+            let counters = counters
+            logger.info("Shut down: \(counters.delivered) events delivered since launch, \(counters.pendingOnDisk) kept on disk for the next start, \(counters.setAside) set aside.")
+        }
     }
 
     /// Runs the client for as long as the calling task lives, for structured-concurrency apps and

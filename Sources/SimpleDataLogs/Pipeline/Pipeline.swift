@@ -119,10 +119,16 @@ final class Pipeline: Sendable {
     /// task (a server's service being torn down, a `withClient` scope left by cancellation) still
     /// makes its one bounded send, and only `timeLimit` cuts it short. Concurrent and later calls
     /// wait for the same shutdown instead of running a second one.
-    func shutDown(timeLimit: Duration) async {
+    /// - Parameters:
+    ///   - timeLimit: How long the last send may take.
+    ///   - finished: Runs once, when the first caller's shutdown has ended (the closing log line).
+    func shutDown(timeLimit: Duration, finished: @escaping @Sendable () -> Void = {}) async {
         let task: Task<Void, Never> = shutdownTask.withLock { task in
             if let task { return task }
-            let started = Task { await self.runShutdown(timeLimit: timeLimit) }
+            let started = Task {
+                await self.runShutdown(timeLimit: timeLimit)
+                finished()
+            }
             task = started
             return started
         }

@@ -55,11 +55,11 @@ final class SDLChild: Sendable {
         var errorWaiters: [(condition: @Sendable (String) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
     }
 
-    init(_ binary: String, _ arguments: [String]) throws {
+    init(_ binary: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"]
+        process.environment = ["PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"].merging(environment) { _, given in given }
         process.standardOutput = outputPipe
         process.standardError = errorPipe
         let (exited, exit) = AsyncStream.makeStream(of: Int32.self)

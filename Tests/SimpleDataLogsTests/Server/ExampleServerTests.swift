@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// `Sources/Examples/Server` run as a real process, the way a container runs a server: traffic
+/// from concurrent handlers, then `SIGTERM` while it is still serving, against an edge that takes
+/// 300 ms to answer.
+@Suite("Servers: the example server under SIGTERM")
+struct ExampleServerTests {
+    @Test("SIGTERM mid-traffic against a 300 ms edge: exit 143 within the limit, every tracked event delivered exactly once with its request's device id, nothing left on disk")
+    func sigtermMidTraffic() async throws {
+        let binary = try #require(ChildProcess.executable("ExampleServer"), "build with --build-tests so ExampleServer is beside the tests")
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(addedLatency: .milliseconds(300)))
+        let directory = TemporaryDirectory()
+        let child = try SDLChild(binary, [], environment: [
+            "SDL_ENDPOINT": ingest.endpoint.absoluteString,
+            "SDL_STORAGE_DIR": directory.path,
+            "EXAMPLE_WAVES": "100000",
+            "EXAMPLE_PAUSE_MS": "50",
+        ])
+        // Serving, and the first batch is through: SIGTERM lands while handlers are tracking.
+        #expect(await ingest.waitForBatches(count: 1, timeout: .seconds(60)))
+        let signalled = ContinuousClock.now
+        child.signal(SIGTERM)
+        let result = try await child.finish(limit: .seconds(60))
+        let elapsed = ContinuousClock.now - signalled
+
+        #expect(result.status == 143, "128 + SIGTERM; stderr: \(result.errors.suffix(2_000))")
+        // The last send is bounded by 5 s; the rest is journaling what was queued and exiting.
+        #expect(elapsed < .seconds(15), "exited \(elapsed) after SIGTERM")
+        #expect(result.errors.contains("Signal 15 received"))
+
+        let received = ingest.receivedEvents
+        #expect(received.count >= 1_000)
+        #expect(ingest.rawEvents.count == received.count, "no event was sent twice")
+        let summary = try #require(result.errors.split(separator: "\n").first { $0.contains("Shut down:") }, "the closing line")
+        #expect(summary.contains("Shut down: \(received.count) events delivered since launch, 0 kept on disk"), "\(summary)")
+        #expect(try JournalReader.events(inOutbox: directory.path, includeSetAside: true).isEmpty, "every accepted event was delivered before exit")
+        let mismatched = received.filter { event in
+            guard case .int(let request)? = event.properties["request"] else { return true }
+            return event.deviceID != "device-\(request % 250)"
+        }
+        #expect(mismatched.isEmpty, "\(mismatched.count) events carry another request's device id")
+        ingest.stop()
+        directory.remove()
+    }
+}
