@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// A stand-in HTTP server for the service group: handles a burst of requests, and at graceful
+/// shutdown finishes its in-flight requests (which still track) before it returns.
+private struct FakeHTTPServer: Service {
+    let analytics: SimpleDataLogsClient
+    let stopped: AsyncStream<Void>.Continuation
+
+    func run() async throws {
+        for request in 0..<500 {
+            analytics.track("request_handled", properties: ["seq": .int(Int64(request))], deviceID: "device-\(request % 20)")
+        }
+        try? await gracefulShutdown()
+        // Draining the last requests: their events must reach the edge too.
+        for request in 500..<600 {
+            analytics.track("request_handled", properties: ["seq": .int(Int64(request))], deviceID: "device-\(request % 20)")
+        }
+        #expect(!Task.isCancelled, "graceful shutdown does not cancel")
+        stopped.yield()
+    }
+}
+
+/// A service that records when it was told to stop, for the harness's own test.
+private struct RecordingService: Service {
+    let name: String
+    let log: Locked<[String]>
+
+    func run() async throws {
+        try await gracefulShutdown()
+        log.withLock { $0.append("\(name) stopping, cancelled: \(Task.isCancelled)") }
+    }
+}
+
+/// The bridge service-lifecycle offers for services that run until cancelled.
+private struct CancellingBridgeService: Service {
+    let client: SimpleDataLogsClient
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await client.run() }
+    }
+}
+
+@Suite("Servers: swift-service-lifecycle's ServiceGroup, reproduced")
+struct ServiceLifecycleTests {
+    @Test("the harness is faithful: services stop in reverse order, one at a time, never cancelled")
+    func harness() async throws {
+        let log = Locked<[String]>([])
+        let group = ServiceGroup(
+            services: [RecordingService(name: "first", log: log), RecordingService(name: "second", log: log), RecordingService(name: "third", log: log)],
+            logger: Logger(label: "test")
+        )
+        let running = Task { try await group.run() }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(log.withLock { $0 } == ["third stopping, cancelled: false", "second stopping, cancelled: false", "first stopping, cancelled: false"])
+    }
+
+    @Test("the article's AnalyticsService, listed before the server: SIGTERM stops the server first; every event, its last requests' too, reaches a 300 ms edge; the group returns")
+    func documentedService() async throws {
+        let delivery = try Delivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(300)), key: "sdl_sec_test0000000000", adjust: {
+            $0.batchSize = 200
+        })
+        let (stopped, stoppedSignal) = AsyncStream.makeStream(of: Void.self)
+        let group = ServiceGroup(
+            services: [AnalyticsService(client: delivery.client), FakeHTTPServer(analytics: delivery.client, stopped: stoppedSignal)],
+            gracefulShutdownSignals: [.sigterm],
+            logger: Logger(label: "test")
+        )
+        let running = Task { try await group.run() }
+        await delivery.test.drain()
+        await group.triggerGracefulShutdown()
+        try await running.value
+        var iterator = stopped.makeAsyncIterator()
+        #expect(await iterator.next() != nil, "the server drained before analytics stopped")
+        #expect(delivery.deliveredSeqs == Array(0..<600), "the drained requests' events were sent too")
+        let counters = delivery.client.counters
+        #expect(counters.delivered == 600 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
+        #expect(delivery.client.isShutDown)
+        delivery.ingest.stop()
+        delivery.test.directory.remove()
+    }
+
+    @Test("service-lifecycle's own bridge, cancelWhenGracefulShutdown { await client.run() }: the cancellation no longer cuts the last send")
+    func cancellingBridge() async throws {
+        let delivery = try Delivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(300)), key: "sdl_sec_test0000000000", adjust: {
+            $0.batchSize = 200
+        })
+        let (stopped, stoppedSignal) = AsyncStream.makeStream(of: Void.self)
+        let group = ServiceGroup(
+            services: [CancellingBridgeService(client: delivery.client), FakeHTTPServer(analytics: delivery.client, stopped: stoppedSignal)],
+            logger: Logger(label: "test")
+        )
+        let running = Task { try await group.run() }
+        await delivery.test.drain()
+        await group.triggerGracefulShutdown()
+        try await running.value
+        _ = stopped
+        #expect(delivery.deliveredSeqs == Array(0..<600))
+        #expect(delivery.client.counters.delivered == 600)
+        #expect(delivery.test.log.lines.allSatisfy { !$0.message.contains("cancelled") }, "no send was cancelled")
+        delivery.ingest.stop()
+        delivery.test.directory.remove()
+    }
+
+    @Test("run(until:) returns when its trigger does, and also when its task is cancelled first")
+    func runUntil() async throws {
+        let test = TestClient()
+        let (trigger, fire) = AsyncStream.makeStream(of: Void.self)
+        let running = Task {
+            await test.client.run(until: {
+                for await _ in trigger { return }
+            })
+        }
+        test.client.track("e")
+        fire.yield()
+        await running.value
+        #expect(test.client.isShutDown)
+        #expect(try test.journaledEvents().count == 1)
+        test.directory.remove()
+
+        let other = TestClient()
+        let never = Task { await other.client.run(until: { try? await gracefulShutdown() }) }
+        never.cancel()
+        await never.value
+        #expect(other.client.isShutDown, "outside a group, gracefulShutdown() waits for cancellation; so does run(until:)")
+        other.directory.remove()
+    }
+}

@@ -1,0 +1,76 @@
+// The code samples of README.md, compiled. `DocSnippetTests` checks that every Swift block of
+// the README appears here line for line; each sits in a function that declares what the sample
+// takes for granted (a request, the user's setting…). None of these functions is called.
+import Foundation
+import SimpleDataLogs
+
+/// What the samples call a request.
+struct SnippetRequest: Sendable {
+    var deviceID: String
+}
+
+/// What the samples call the request's handler.
+func handle(_ request: SnippetRequest) async throws {}
+
+// README.md, "Quick start: an app".
+func readmeAppQuickStart(userAllowsUsageStatistics: Bool, anonymousDeviceID: String) {
+    // At launch: the opt-out first, then identity and default properties, then the key.
+    SimpleDataLogs.setEnabled(userAllowsUsageStatistics)
+    SimpleDataLogs.setDeviceID(anonymousDeviceID)
+    SimpleDataLogs.setDefaultProperties(["app_version": "1.1.0", "distribution": "website"])
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_…")
+
+    // Anywhere, from any thread or actor; it returns at once.
+    SimpleDataLogs.track("screenshot_taken", properties: ["type": "area"])
+}
+
+// README.md, "Quick start: a server".
+func readmeServerQuickStart(request: SnippetRequest) async throws {
+    let analytics = SimpleDataLogsClient()
+    analytics.configure(.server(ingestKey: "sdl_sec_…"))
+
+    // In a request handler: the id is per event…
+    analytics.track("order_placed", properties: ["total_cents": 1299], deviceID: request.deviceID)
+
+    // …or per task, for everything the handler (and its child tasks) tracks.
+    try await analytics.withDeviceID(request.deviceID) {
+        try await handle(request)
+    }
+
+    // On the way out, after the handlers: one send bounded by 5 seconds, even from a cancelled task.
+    await analytics.shutdown()
+}
+
+// README.md, "Quick start: a command-line tool".
+func readmeCommandLineQuickStart() async {
+    SimpleDataLogs.configure(ingestKey: "sdl_sec_…")
+    SimpleDataLogs.track("export_finished", properties: ["format": "png"])
+    await SimpleDataLogs.shutdown()   // journals and sends before the tool exits
+}
+
+// GettingStarted.md.
+struct SnippetSettings { var isUsageSharingOn: Bool }
+
+func gettingStarted(settings: SnippetSettings, anonymousDeviceID: String) {
+    SimpleDataLogs.setEnabled(settings.isUsageSharingOn)
+    SimpleDataLogs.setDeviceID(anonymousDeviceID)
+    SimpleDataLogs.setDefaultProperties(["app_version": "1.1.0"])
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_…", autocapture: .all)
+}
+
+func gettingStartedTrack() {
+    SimpleDataLogs.track("export_finished", properties: ["format": "png", "duration_ms": 412, "is_pro": true])
+}
+
+func gettingStartedLocalIngest() {
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_dev", endpoint: URL(string: "http://localhost:4001")!)
+}
+
+// SimpleDataLogs.md (the catalog's landing page).
+func landingPage(userAllowsUsageStatistics: Bool, anonymousDeviceID: String) {
+    SimpleDataLogs.setEnabled(userAllowsUsageStatistics)
+    SimpleDataLogs.setDeviceID(anonymousDeviceID)
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_…")
+
+    SimpleDataLogs.track("screenshot_taken", properties: ["type": "area"])
+}
