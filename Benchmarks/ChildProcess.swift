@@ -55,6 +55,8 @@ enum ChildProcess {
                     + "\"recovered\":\(counters.recovered),\"onDisk\":\(counters.pendingOnDisk)}\n"
             )
             _exit(0)
+        case "server-burst":
+            return await ServerBurstBenchmark.child(rest, idle: settle())
         default:
             FileHandle.standardError.write(Data("unknown child role \(role)\n".utf8))
             return 2
@@ -63,7 +65,7 @@ enum ChildProcess {
 
     /// The idle process: Foundation and the networking library loaded, nothing of the SDK started.
     /// Returns the resident set, and resets the peak to it.
-    private static func settle() -> Int {
+    static func settle() -> Int {
         _ = URLSessionTransport()
         _ = try? JSONSerialization.data(withJSONObject: ["warm": 1])
         let idle = ProcessMemory.resident

@@ -43,6 +43,7 @@ let code = runBlocking { [options, report] in
     if options.runs("loss") { await LossWindowBenchmark(options: options, report: report).run() }
     if options.runs("memory") { await MemoryBenchmark(options: options, report: report).run() }
     if options.runs("recovery") { await RecoveryBenchmark(options: options, report: report).run() }
+    if options.runs("burst") { await ServerBurstBenchmark(options: options, report: report).run() }
 
     return report.brokenCount == 0 ? 0 : 1
 }

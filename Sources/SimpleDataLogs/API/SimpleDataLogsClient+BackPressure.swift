@@ -37,17 +37,26 @@ extension SimpleDataLogsClient {
     public func track(
         _ name: String, properties: [String: PropertyValue] = [:], deviceID: String? = nil, waitingUpTo timeLimit: Duration
     ) async -> TrackOutcome {
-        let stamp = stamp(name, properties: properties, at: nil, eventID: nil, deviceID: deviceID, origin: .live)
+        let now = wallClock.nowMilliseconds
+        let source = Self.deviceIDSource(deviceID)
+        let cost = Event.memoryCost(name: name, properties: properties, deviceID: deviceID)
+        // Stamped with the call's time whenever it is taken; the id when it is taken.
+        let make: @Sendable (inout EventIDGenerator) -> Event = { ids in
+            Event(
+                name: name, id: ids.next(milliseconds: now), timestamp: now, trackedAt: now,
+                properties: properties, origin: .live, deviceIDSource: source, memoryCost: cost
+            )
+        }
         let intake = intake
-        if let outcome = Self.outcome(of: intake.accept(cost: stamp.cost, waitsWhenFull: true, stamp.make)) { return outcome }
+        if let outcome = Self.outcome(of: intake.accept(cost: cost, waitsWhenFull: true, make)) { return outcome }
         let clock = clock
         // Two children race: one waits for room and takes it, one sleeps out the limit. Every
         // child's result is read, so an event taken just as the limit ran out is reported taken.
         let taken: TrackOutcome? = await withTaskGroup(of: TrackOutcome?.self) { group in
             group.addTask {
                 while !Task.isCancelled {
-                    await intake.waitForRoom(cost: stamp.cost)
-                    if let outcome = Self.outcome(of: intake.accept(cost: stamp.cost, waitsWhenFull: true, stamp.make)) { return outcome }
+                    await intake.waitForRoom(cost: cost)
+                    if let outcome = Self.outcome(of: intake.accept(cost: cost, waitsWhenFull: true, make)) { return outcome }
                 }
                 return nil
             }
@@ -64,7 +73,7 @@ extension SimpleDataLogsClient {
         if let taken { return taken }
         // The limit passed: the last try counts the skip (and logs the episode's first) as
         // `track()` would have.
-        let last = intake.accept(cost: stamp.cost, stamp.make)
+        let last = intake.accept(cost: cost, make)
         report(last)
         return Self.outcome(of: last) ?? .skippedBacklogFull
     }

@@ -73,37 +73,28 @@ extension SimpleDataLogsClient {
         try DeviceIDScope.$current.withValue(deviceID, operation: operation)
     }
 
-    /// The hot path: stamp, enqueue, return.
+    /// The hot path: stamp, enqueue, return. The event is built by a non-escaping closure inside
+    /// the intake's lock, so `track()` allocates nothing beyond the event itself.
     func record(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?, origin requested: Event.Origin = .live) {
-        let stamp = stamp(name, properties: properties, at: date, eventID: eventID, deviceID: deviceID, origin: requested)
-        report(intake.accept(cost: stamp.cost, stamp.make))
-    }
-
-    /// Everything `track()` decides before the intake's lock: the time, the device id source and
-    /// the memory estimate; `make` builds the event from a fresh id, inside the lock.
-    func stamp(
-        _ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?, origin requested: Event.Origin
-    ) -> (cost: Int, make: @Sendable (inout EventIDGenerator) -> Event) {
         let now = wallClock.nowMilliseconds
-        let source: Event.DeviceIDSource
-        if let deviceID {
-            source = .explicit(deviceID)
-        } else if let scoped = DeviceIDScope.current {
-            source = .explicit(scoped)
-        } else {
-            source = .inherited
-        }
+        let source = Self.deviceIDSource(deviceID)
         let timestamp = date?.millisecondsSince1970 ?? now
         let origin: Event.Origin = date == nil ? requested : .backdated
         let cost = Event.memoryCost(name: name, properties: properties, deviceID: deviceID)
-        return (cost, { ids in
-            var event = Event(
+        report(intake.accept(cost: cost) { ids in
+            Event(
                 name: name, id: eventID ?? ids.next(milliseconds: now), timestamp: timestamp, trackedAt: now,
-                properties: properties, origin: origin, deviceIDSource: source
+                properties: properties, origin: origin, deviceIDSource: source, memoryCost: cost
             )
-            event.memoryCost = cost
-            return event
         })
+    }
+
+    /// Where an event's device id comes from, decided at the call: a per-event id, else the
+    /// task-local id of `withDeviceID`, else whatever `setDeviceID` said last, in intake order.
+    static func deviceIDSource(_ deviceID: String?) -> Event.DeviceIDSource {
+        if let deviceID { return .explicit(deviceID) }
+        if let scoped = DeviceIDScope.current { return .explicit(scoped) }
+        return .inherited
     }
 
     /// Logs the first event of an episode of skipping or dropping; the counters carry the rest.

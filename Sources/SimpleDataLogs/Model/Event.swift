@@ -46,14 +46,14 @@ struct Event: Sendable, Equatable {
 
 extension Event {
     /// A deliberately generous estimate of the memory one tracked event holds until the journal
-    /// writes it: the event itself, its name, and each property's key, string value and
-    /// dictionary slot. Computed in `track()` before the intake's lock is taken; it reads each
-    /// string's UTF-8 count (constant time for native strings) and walks the properties once.
+    /// writes it: the event itself, its name and device id, a dictionary slot and a key's worth for
+    /// each property, and the bytes of each string value (the one part that can be large). Made
+    /// in `track()` before the intake's lock: one walk of the values, reading each string's UTF-8
+    /// count (constant time for native strings), no key copied.
     static func memoryCost(name: String, properties: [String: PropertyValue], deviceID: String?) -> Int {
-        var cost = 160 + name.utf8.count + (deviceID?.utf8.count ?? 0)
-        for (key, value) in properties {
-            cost += 48 + key.utf8.count
-            if case .string(let string) = value { cost += string.utf8.count }
+        var cost = 160 &+ name.utf8.count &+ (deviceID?.utf8.count ?? 0) &+ properties.count &* 64
+        for value in properties.values {
+            if case .string(let string) = value { cost &+= string.utf8.count }
         }
         return cost
     }

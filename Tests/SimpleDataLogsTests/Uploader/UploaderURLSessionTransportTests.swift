@@ -185,8 +185,10 @@ struct UploaderURLSessionTransportTests {
         // `.cancelled` alone proves the point: the server was still sitting on the request, so a
         // send that was not cancelled would have returned its 202.
         #expect((error as? TransportError)?.kind == .cancelled, "\(error)")
+        // Far under the 30 s the server sits on the request; loose enough for a loaded machine
+        // (2 s failed at 2.9 s while the server tests ran beside it).
         if !isUnderSanitizer {
-            #expect(elapsed < .seconds(2), "\(elapsed)")
+            #expect(elapsed < .seconds(10), "\(elapsed)")
         }
     }
 
