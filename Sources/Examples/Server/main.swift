@@ -58,7 +58,8 @@ for wave in 0..<waves {
             group.addTask { await handle(Request(id: id, deviceID: "device-\(id % 250)"), analytics: analytics) }
         }
     }
-    print("wave \(wave) handled")
+    // Progress goes to standard error, as a server's log lines do.
+    FileHandle.standardError.write(Data("wave \(wave) handled\n".utf8))
     // Requests arrive over time; in a real server they come from the network.
     try? await Task.sleep(for: pause)
 }

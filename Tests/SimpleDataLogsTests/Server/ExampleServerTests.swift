@@ -16,14 +16,16 @@ struct ExampleServerTests {
         let child = try SDLChild(binary, [], environment: [
             "SDL_ENDPOINT": ingest.endpoint.absoluteString,
             "SDL_STORAGE_DIR": directory.path,
-            // About 10,000 events a second at most: what a 5 s last send through a 300 ms edge can
-            // always take on a loaded machine, so "all delivered" is a fact, not a race.
+            // 1,000 events a wave, 100 ms apart: at SIGTERM a few thousand are queued, what a 5 s
+            // last send through a 300 ms edge takes even on a loaded machine, so "all delivered"
+            // is a fact, not a race.
             "EXAMPLE_WAVES": "100000",
             "EXAMPLE_HANDLERS": "20",
             "EXAMPLE_PAUSE_MS": "100",
         ])
-        // Serving, and the first batch is through: SIGTERM lands while handlers are tracking.
-        #expect(await ingest.waitForBatches(count: 1, timeout: .seconds(60)))
+        // Three waves handled (their progress lines are on standard error) and the next under
+        // way: SIGTERM lands while handlers are tracking, whatever the machine's speed.
+        #expect(await child.waitForError { $0.contains("wave 2 handled") })
         let signalled = ContinuousClock.now
         child.signal(SIGTERM)
         let result = try await child.finish(limit: .seconds(60))
@@ -31,11 +33,11 @@ struct ExampleServerTests {
 
         #expect(result.status == 143, "128 + SIGTERM; stderr: \(result.errors.suffix(2_000))")
         // The last send is bounded by 5 s; the rest is journaling what was queued and exiting.
-        #expect(elapsed < .seconds(15), "exited \(elapsed) after SIGTERM")
+        #expect(elapsed < .seconds(15 * sanitizerSlack), "exited \(elapsed) after SIGTERM")
         #expect(result.errors.contains("Signal 15 received"))
 
         let received = ingest.receivedEvents
-        #expect(received.count >= 1_000)
+        #expect(received.count >= 3_000, "at least the three waves before SIGTERM")
         #expect(ingest.rawEvents.count == received.count, "no event was sent twice")
         let summary = try #require(result.errors.split(separator: "\n").first { $0.contains("Shut down:") }, "the closing line")
         #expect(summary.contains("Shut down: \(received.count) events delivered since launch, 0 kept on disk"), "\(summary)")
