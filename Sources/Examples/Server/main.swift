@@ -4,7 +4,9 @@
 // terminal, then `swift run ExampleServer`, and stop it with Ctrl-C.
 //
 // Environment: SDL_ENDPOINT (http://localhost:4001), SDL_INGEST_KEY, SDL_STORAGE_DIR,
-// EXAMPLE_WAVES (20), EXAMPLE_HANDLERS (100 per wave), EXAMPLE_PAUSE_MS (200 between waves).
+// EXAMPLE_WAVES (20), EXAMPLE_HANDLERS (100 per wave), EXAMPLE_PAUSE_MS (200 between waves), and
+// EXAMPLE_IDLE=1 to keep serving (idle) after the waves until SIGTERM or SIGINT instead of
+// shutting down by itself.
 import Foundation
 import SimpleDataLogs
 
@@ -63,6 +65,13 @@ for wave in 0..<waves {
     // Requests arrive over time; in a real server they come from the network.
     try? await Task.sleep(for: pause)
 }
+
+#if os(Linux)
+if environment["EXAMPLE_IDLE"] == "1" {
+    // An idle server: nothing to do until a signal ends the process (through the handler above).
+    while true { try? await Task.sleep(for: .seconds(3_600)) }
+}
+#endif
 
 // The traffic ended by itself: the same bounded shutdown as on SIGTERM.
 await analytics.shutdown(timeLimit: .seconds(5))
