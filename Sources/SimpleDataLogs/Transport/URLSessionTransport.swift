@@ -27,10 +27,15 @@ public final class URLSessionTransport: Transport {
     #endif
 
     /// Creates the transport with its session.
+    ///
+    /// Redirects are never followed: a `3xx` is returned to the uploader as the answer, which
+    /// backs off and keeps the batch. Following one would send the `Authorization` header (the
+    /// ingest key, in full) to whatever host the `Location` names, over plain HTTP if it says so,
+    /// and on Linux a 307/308 would also lose the body.
     /// - Parameter configuration: The session's configuration; an ephemeral one (no cookies, no
     ///   cache on disk) by default. Proxies and TLS settings go here.
     public init(configuration: URLSessionConfiguration = .ephemeral) {
-        session = URLSession(configuration: configuration)
+        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
     }
 
     /// Sends the request with `upload(for:from:)`.
@@ -186,3 +191,13 @@ private final class UploadWaiter: Sendable {
     }
 }
 #endif
+
+/// The session's delegate: it refuses every redirect, so the redirect itself is the answer.
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}

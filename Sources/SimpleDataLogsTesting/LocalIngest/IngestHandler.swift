@@ -87,6 +87,9 @@ final class IngestHandler: Sendable {
                     ? "{\"accepted\":0,\"duplicates\":0,\"rejected\":[]}"
                     : JSONWriter.error("scripted answer")
                 return answer(status, body, headers: retryAfter.map { [("Retry-After", $0)] } ?? [], delay: scripted.delay)
+            case .redirect(let status, let location):
+                record.isScripted = true
+                return answer(status, JSONWriter.error("moved"), headers: [("Location", location)], delay: scripted.delay)
             case .closeBeforeReading:
                 // Taken here only when the script changed while this request was being read.
                 record.isScripted = true

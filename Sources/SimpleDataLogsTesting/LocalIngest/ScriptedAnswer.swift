@@ -22,6 +22,9 @@ public struct ScriptedAnswer: Sendable, Hashable {
         /// Handle and count the request normally, then close the connection instead of answering:
         /// the events are counted but the client never learns it.
         case dropResponseAfterCounting
+        /// Answer a redirect (`301`, `302`, `303`, `307` or `308`) to `location` without counting
+        /// anything: what a misconfigured edge or a hostile proxy does. A client must not follow it.
+        case redirect(status: Int, location: String)
     }
 
     /// What happens to the request.
@@ -53,6 +56,15 @@ public struct ScriptedAnswer: Sendable, Hashable {
     /// - Returns: The scripted answer.
     public static func normal(delay: Duration = .zero) -> ScriptedAnswer {
         ScriptedAnswer(.handleNormally, delay: delay)
+    }
+
+    /// Answers a redirect to `location`; see ``Action/redirect(status:location:)``.
+    /// - Parameters:
+    ///   - status: The redirect's status, 307 by default.
+    ///   - location: The `Location` header's value.
+    /// - Returns: The scripted answer.
+    public static func redirect(_ status: Int = 307, to location: String) -> ScriptedAnswer {
+        ScriptedAnswer(.redirect(status: status, location: location))
     }
 
     /// Closes the connection before reading the request; see ``Action/closeBeforeReading``.
