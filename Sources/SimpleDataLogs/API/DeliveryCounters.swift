@@ -4,7 +4,7 @@
 ///
 /// ```
 /// tracked + recovered == skippedBacklog + invalid + droppedBeforeConfigure + deletedByOptOut + evictedByCaps
-///          + rejectedByIngest + droppedTooLarge + setAside + delivered + pending
+///          + rejectedByIngest + droppedTooLarge + setAside + lostFromDisk + delivered + pending
 /// ```
 ///
 /// ``isBalanced`` checks it. Each side is counted by a different stage, so the law catches an
@@ -17,12 +17,14 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     public var tracked = 0
     /// Events found on disk at launch, left by an earlier run (or adopted from a dead process).
     public var recovered = 0
-    /// Events skipped because more than 5,000 were waiting to be written.
+    /// Events skipped because the backlog of events waiting to be written was full
+    /// (``SimpleDataLogsClient/Limits/backlogEvents``, 5,000 by default, or its byte bound).
     public var skippedBacklog = 0
     /// Events dropped by validation (an empty or over-long name, a control character, a time
     /// more than 3,650 days back).
     public var invalid = 0
-    /// Events dropped because more than 1,000 were tracked before `configure`.
+    /// Events dropped because more were tracked before `configure` than the client holds (1,000
+    /// by default; `SimpleDataLogsClient(eventsHeldBeforeConfigure:)`).
     public var droppedBeforeConfigure = 0
     /// Unsent events deleted by the opt-out.
     public var deletedByOptOut = 0
@@ -35,6 +37,9 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     /// Events in batches set aside after a 400 or 415 (kept on disk, not sent). Deleted by the
     /// opt-out like every other unsent event.
     public var setAside = 0
+    /// Events whose batch file vanished from the outbox behind the SDK's back (deleted by
+    /// another program), found when the uploader went to send it. Logged once per client.
+    public var lostFromDisk = 0
     /// Events the ingest accepted (202).
     public var delivered = 0
     /// Events still on their way: in memory or on disk.
@@ -55,7 +60,7 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     /// Everything that happened to the tracked events, added up.
     public var accountedFor: Int {
         skippedBacklog + invalid + droppedBeforeConfigure + deletedByOptOut + evictedByCaps
-            + rejectedByIngest + droppedTooLarge + setAside + delivered + pending
+            + rejectedByIngest + droppedTooLarge + setAside + lostFromDisk + delivered + pending
     }
 
     /// Whether the conservation law holds: `tracked + recovered == accountedFor`.
@@ -65,7 +70,7 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "tracked \(tracked) + recovered \(recovered) = skipped \(skippedBacklog) + invalid \(invalid) + beforeConfigure \(droppedBeforeConfigure)"
             + " + optOut \(deletedByOptOut) + caps \(evictedByCaps) + rejected \(rejectedByIngest)"
-            + " + tooLarge \(droppedTooLarge) + setAside \(setAside) + delivered \(delivered)"
+            + " + tooLarge \(droppedTooLarge) + setAside \(setAside) + lost \(lostFromDisk) + delivered \(delivered)"
             + " + pending \(pending) (memory \(pendingInMemory), disk \(pendingOnDisk))"
             + (isBalanced ? "" : " UNBALANCED by \(tracked + recovered - accountedFor)")
     }

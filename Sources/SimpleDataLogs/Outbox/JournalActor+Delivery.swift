@@ -3,13 +3,47 @@ import Foundation
 /// What the uploader does with sealed batches, through the outbox: a batch file goes only after
 /// the ingest accepted it, or after a drop that INGEST-API.md lists.
 extension JournalActor {
-    /// The events of a sealed batch, read from its file (or memory), intact records only.
-    /// `nil` when the batch is gone (evicted, opted out) or cannot be read any more.
-    func load(_ id: UUID) -> SealedBatch? {
-        guard let stored = sealed.first(where: { $0.id == id }) else { return nil }
-        if let held = stored.heldInMemory { return held }
-        guard let area, let bytes = try? fileSystem.read(area.batchesFolder + "/" + stored.fileName) else { return nil }
-        return SealedBatch(id: stored.id, sequence: stored.sequence, path: stored.path, payloads: BatchFile.decode(bytes).payloads)
+    /// What ``load(_:)`` found.
+    enum LoadedBatch: Sendable {
+        /// The events, intact records only.
+        case loaded(SealedBatch)
+        /// Not in the queue any more (delivered, evicted, opted out), or its file vanished: in
+        /// that last case its events are counted in `lostFromDisk`, with one error line.
+        case gone
+        /// The file is there but could not be read now (`EIO`, `EMFILE`, a protection class
+        /// while the device is locked): kept, to be tried again later.
+        case unreadable(FileSystemError)
+    }
+
+    /// The events of a sealed batch, read from its file (or memory).
+    func load(_ id: UUID) -> LoadedBatch {
+        guard let stored = sealed.first(where: { $0.id == id }) else { return .gone }
+        if let held = stored.heldInMemory { return .loaded(held) }
+        guard let area else { return .gone }
+        let bytes: [UInt8]
+        do {
+            bytes = try fileSystem.read(area.batchesFolder + "/" + stored.fileName)
+        } catch where error.code == ENOENT {
+            forgetVanished(stored)
+            return .gone
+        } catch {
+            return .unreadable(error)
+        }
+        return .loaded(SealedBatch(id: stored.id, sequence: stored.sequence, path: stored.path, payloads: BatchFile.decode(bytes).payloads))
+    }
+
+    /// A batch whose file was deleted behind the SDK's back: its events cannot be sent. Taken
+    /// out of the queue and counted, so the uploader moves on instead of trying it forever.
+    private func forgetVanished(_ batch: StoredBatch) {
+        sealed.removeAll { $0.id == batch.id }
+        counters.update {
+            $0.lostFromDisk += batch.eventCount
+            $0.pendingOnDisk -= batch.eventCount
+        }
+        if !vanishedFileLogged {
+            vanishedFileLogged = true
+            logger.error("Batch file \(batch.fileName) vanished from the outbox (deleted by another program?): its \(batch.eventCount) events are lost and counted in lostFromDisk. Later losses are counted, not logged.")
+        }
     }
 
     /// After a 202: the batch file is deleted; `delivered` and `rejected` events are counted.
@@ -65,7 +99,7 @@ extension JournalActor {
     /// the left half first.
     /// - Returns: The halves, or `nil` when the batch is gone or holds a single event.
     func split(_ id: UUID) -> (StoredBatch, StoredBatch)? {
-        guard let parent = load(id), parent.payloads.count > 1 else { return nil }
+        guard case .loaded(let parent) = load(id), parent.payloads.count > 1 else { return nil }
         let middle = parent.payloads.count / 2
         let left = SealedBatch(id: UUID(), sequence: parent.sequence, path: parent.path + "0", payloads: Array(parent.payloads[..<middle]))
         let right = SealedBatch(id: UUID(), sequence: parent.sequence, path: parent.path + "1", payloads: Array(parent.payloads[middle...]))
@@ -83,9 +117,11 @@ extension JournalActor {
         guard let area else { return 0 }
         var moved = 0
         for name in ((try? fileSystem.contents(ofDirectory: area.setAsideFolder)) ?? []).sorted() {
+            // Renamed to the name the queue will look for (a lowercase id), whatever it was called.
             guard let parts = JournalName.batchParts(name), let id = UUID(uuidString: parts.id),
-                  let bytes = try? fileSystem.read(area.setAsideFolder + "/" + name),
-                  (try? fileSystem.rename(area.setAsideFolder + "/" + name, to: area.batchesFolder + "/" + name)) != nil else { continue }
+                  let bytes = try? fileSystem.read(area.setAsideFolder + "/" + name) else { continue }
+            let canonical = JournalName.batch(sequence: parts.sequence, path: parts.path, id: EventEncoder.lowercaseString(id))
+            guard (try? fileSystem.rename(area.setAsideFolder + "/" + name, to: area.batchesFolder + "/" + canonical)) != nil else { continue }
             let events = BatchFile.decode(bytes).payloads.count
             insertSealed(StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: events, byteCount: bytes.count))
             setAside.events -= events

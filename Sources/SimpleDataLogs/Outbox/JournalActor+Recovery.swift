@@ -155,10 +155,21 @@ extension JournalActor {
     private func takeStock(of area: AreaLayout, in layout: OutboxLayout) {
         for (folder, isSetAside) in [(area.batchesFolder, false), (area.setAsideFolder, true)] {
             for name in ((try? fileSystem.contents(ofDirectory: folder)) ?? []).sorted() {
-                let path = folder + "/" + name
+                var path = folder + "/" + name
                 guard let parts = JournalName.batchParts(name), let id = UUID(uuidString: parts.id) else {
                     quarantine(path, in: layout, reason: "not a batch file name")
                     continue
+                }
+                // Every later step finds a batch by the name it would write (a lowercase id); a
+                // name written otherwise (an uppercase id, `UUID().uuidString`) is renamed to it,
+                // or the batch would sit in the queue unreadable.
+                let canonical = JournalName.batch(sequence: parts.sequence, path: parts.path, id: EventEncoder.lowercaseString(id))
+                if name != canonical {
+                    guard (try? fileSystem.rename(path, to: folder + "/" + canonical)) != nil else {
+                        quarantine(path, in: layout, reason: "misnamed, and could not be renamed")
+                        continue
+                    }
+                    path = folder + "/" + canonical
                 }
                 guard fileSystem.isRegularFile(path), let bytes = try? fileSystem.read(path) else {
                     quarantine(path, in: layout, reason: "unreadable")

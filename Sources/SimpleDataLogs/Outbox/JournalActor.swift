@@ -68,6 +68,7 @@ actor JournalActor {
 
     // One log line per episode.
     var diskTroubleLogged = false
+    var vanishedFileLogged = false
     var evictionEpisodeLogged = false
 
     var encodeBuffer: [UInt8] = []

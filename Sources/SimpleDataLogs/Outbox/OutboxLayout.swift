@@ -41,7 +41,18 @@ enum JournalName {
 
     static func journalSequence(_ name: String) -> Int? {
         guard name.hasPrefix("journal-"), name.hasSuffix(".log") else { return nil }
-        return Int(name.dropFirst("journal-".count).dropLast(".log".count))
+        return sequence(name.dropFirst("journal-".count).dropLast(".log".count))
+    }
+
+    /// The largest sequence a name may carry: twelve digits, what `padded` writes. A larger
+    /// number (`Int.max` in a hostile or corrupt name) is not a name of ours; accepting it would
+    /// overflow the next sequence, which traps.
+    static let maximumSequence = 999_999_999_999
+
+    /// A sequence number as names write it: decimal digits only, at most twelve.
+    private static func sequence(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.count <= 12, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(text)
     }
 
     static func batch(sequence: Int, path: String, id: String) -> String { "\(padded(sequence))-\(path)-\(id).batch" }
@@ -50,7 +61,7 @@ enum JournalName {
     static func batchParts(_ name: String) -> (sequence: Int, path: String, id: String)? {
         guard name.hasSuffix(".batch") else { return nil }
         let parts = name.dropLast(".batch".count).split(separator: "-", maxSplits: 2)
-        guard parts.count == 3, let sequence = Int(parts[0]), parts[1].first == "r",
+        guard parts.count == 3, let sequence = sequence(parts[0]), parts[1].first == "r",
               parts[1].allSatisfy({ $0 == "r" || $0 == "0" || $0 == "1" }) else { return nil }
         return (sequence, String(parts[1]), String(parts[2]))
     }

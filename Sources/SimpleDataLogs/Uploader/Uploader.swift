@@ -35,6 +35,9 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     private var timerGeneration = 0
     private var random = SystemRandomNumberGenerator()
     private var failureEpisodeLogged = false
+    /// Retries of batches whose files could not be read (a local fault, not the edge's).
+    private var readBackoff = Backoff()
+    private var unreadableLogged = false
     private var rejectionLogged = false
 
     init(
@@ -79,26 +82,55 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         if probe.isPaused && !probe.maySend(at: now) { return }
         if !isFlush, let resumeAt, now < resumeAt { return }
         var tried: Set<UUID> = []
+        var unreadable: [(StoredBatch, FileSystemError)] = []
         while !Task.isCancelled {
-            let next = await journal.sealedBatches.lazy.filter { !tried.contains($0.id) }.prefix(settings.maxConcurrentRequests)
-            guard !next.isEmpty, intake.isEnabled else { return }
+            // An array, not a lazy view: the view would be filtered again after `tried` changes.
+            let next = Array(await journal.sealedBatches.lazy.filter { !tried.contains($0.id) }.prefix(settings.maxConcurrentRequests))
+            guard !next.isEmpty, intake.isEnabled else { break }
+            // Every batch taken counts as tried, sent or not: one that cannot be loaded must not
+            // be taken again in this pass (it was, and the pass spun a core forever).
+            for batch in next { tried.insert(batch.id) }
             var keepGoing = true
-            let outcomes = await send(Array(next))
+            let (outcomes, failedReads) = await send(next)
+            unreadable += failedReads
             for (batch, outcome) in outcomes {
-                tried.insert(batch.id)
                 if !(await apply(outcome, to: batch)) { keepGoing = false }
             }
-            if !keepGoing { return }
+            if !keepGoing { break }
         }
+        retryLater(unreadable)
     }
 
-    /// One try of each batch, concurrently, each under the uploader's own deadline.
-    private func send(_ batches: [StoredBatch]) async -> [(StoredBatch, Attempted)] {
-        var loaded: [(StoredBatch, SealedBatch)] = []
-        for batch in batches {
-            if let sealed = await journal.load(batch.id) { loaded.append((batch, sealed)) }
+    /// Batches whose files could not be read stay queued; one warning per episode, and a timer
+    /// (unless another already runs) tries again with its own backoff, so a local fault neither
+    /// blocks the batches behind it nor spins.
+    private func retryLater(_ unreadable: [(StoredBatch, FileSystemError)]) {
+        guard let (batch, error) = unreadable.first else {
+            if readBackoff.consecutiveFailures > 0 { readBackoff.recordSuccess() }
+            unreadableLogged = false
+            return
         }
-        guard let builder = settings.builder else { return [] }
+        let delay = readBackoff.recordFailure(retryAfter: nil, using: &random)
+        if !unreadableLogged {
+            unreadableLogged = true
+            logger.warning("Could not read \(unreadable.count) batch file(s) to send (first: \(batch.fileName): \(error)); kept, and tried again later. The batches behind them are sent meanwhile.")
+        }
+        if resumeAt == nil, !probe.isPaused { scheduleTimer(after: delay) }
+    }
+
+    /// One try of each batch, concurrently, each under the uploader's own deadline; and the
+    /// batches whose files could not be read.
+    private func send(_ batches: [StoredBatch]) async -> (sent: [(StoredBatch, Attempted)], unreadable: [(StoredBatch, FileSystemError)]) {
+        var loaded: [(StoredBatch, SealedBatch)] = []
+        var unreadable: [(StoredBatch, FileSystemError)] = []
+        for batch in batches {
+            switch await journal.load(batch.id) {
+            case .loaded(let sealed): loaded.append((batch, sealed))
+            case .gone: continue
+            case .unreadable(let error): unreadable.append((batch, error))
+            }
+        }
+        guard let builder = settings.builder else { return ([], unreadable) }
         let settings = settings
         let clock = clock
         let sentAt = wallClock.nowMilliseconds
@@ -121,7 +153,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             }
             var results: [(StoredBatch, Attempted)] = []
             for await (index, attempted) in group { results.append((loaded[index].0, attempted)) }
-            return results.sorted { StoredBatch.isOlder($0.0, $1.0) }
+            return (results.sorted { StoredBatch.isOlder($0.0, $1.0) }, unreadable)
         }
     }
 
