@@ -88,6 +88,16 @@ enum SendCommand {
             console.err("  After fixing the cause, `sdl outbox requeue \(folder)` queues it again.")
             return ExitCode.failure
         }
+        // Success comes from what the ingest acknowledged, never from an empty queue: an event
+        // that left the queue some other way (the caps, a vanished file) was not delivered.
+        let dropped = counters.evictedByCaps + counters.lostFromDisk + counters.skippedBacklog + counters.deletedByOptOut
+        guard counters.delivered > 0 else {
+            console.err("sdl send: the ingest acknowledged nothing; \(dropped) events left the outbox undelivered (see the [SDK] lines above).")
+            return ExitCode.failure
+        }
+        if dropped > 0 {
+            console.err("sdl send: note: \(dropped) events in \(folder) were dropped without delivery (the outbox's caps, or files deleted behind it); see the [SDK] lines above.")
+        }
         console.out("sdl send: delivered \(options.event)\(earlier) to \(options.endpoint.absoluteString).")
         return ExitCode.success
     }

@@ -85,12 +85,37 @@ extension JournalActor {
                 try? fileSystem.rename(area.batchesFolder + "/" + batch.fileName, to: area.setAsideFolder + "/" + batch.fileName)
             }
         }
-        setAside.events += batch.eventCount
-        setAside.bytes += batch.byteCount
-        setAside.files += 1
+        let position = setAsideBatches.firstIndex { StoredBatch.isOlder(batch, $0) } ?? setAsideBatches.endIndex
+        setAsideBatches.insert(batch, at: position)
         counters.update {
             $0.setAside += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
+        }
+        startSetAsideRetryTimer()
+    }
+
+    /// How long a set-aside batch waits before it is queued again while the client runs.
+    static let setAsideRetryInterval: Duration = .seconds(3_600)
+
+    /// Queues the set-aside batches again after ``setAsideRetryInterval`` on the client's clock,
+    /// unless a timer already runs. A batch the ingest refuses again is set aside again; the
+    /// caps bound how many wait (they go first when the outbox is full).
+    func startSetAsideRetryTimer() {
+        guard setAsideRetryTimer == nil else { return }
+        let clock = clock
+        setAsideRetryTimer = Task { [weak self] in
+            do { try await clock.sleep(for: Self.setAsideRetryInterval) } catch { return }
+            await self?.setAsideRetryFired()
+        }
+    }
+
+    private func setAsideRetryFired() {
+        setAsideRetryTimer = nil
+        guard intake.isEnabled else { return }
+        let moved = requeueSetAside()
+        if moved > 0 {
+            logger.info("Queued \(moved) set-aside batch(es) again, \(Int(Self.setAsideRetryInterval.components.seconds / 60)) minutes after they were refused.")
+            uploaderSignals?.yield(.batchesAvailable)
         }
     }
 
@@ -124,9 +149,7 @@ extension JournalActor {
             guard (try? fileSystem.rename(area.setAsideFolder + "/" + name, to: area.batchesFolder + "/" + canonical)) != nil else { continue }
             let events = BatchFile.decode(bytes).payloads.count
             insertSealed(StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: events, byteCount: bytes.count))
-            setAside.events -= events
-            setAside.bytes -= bytes.count
-            setAside.files -= 1
+            setAsideBatches.removeAll { $0.id == id }
             counters.update {
                 $0.setAside -= events
                 $0.pendingOnDisk += events

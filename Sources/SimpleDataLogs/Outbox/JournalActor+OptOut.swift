@@ -4,6 +4,8 @@ extension JournalActor {
     func deleteEverything() {
         sealTimer?.cancel()
         sealTimer = nil
+        setAsideRetryTimer?.cancel()
+        setAsideRetryTimer = nil
         closeJournal()
         let openEvents = openPayloads.count
         let sealedEvents = sealed.reduce(0) { $0 + $1.eventCount }
@@ -29,7 +31,7 @@ extension JournalActor {
         pendingJournalBytes.removeAll()
         journalIsComplete = true
         sealed.removeAll()
-        setAside = OutboxCaps.Usage()
+        setAsideBatches.removeAll()
         counters.update {
             $0.deletedByOptOut += openEvents + sealedEvents + setAsideEvents
             $0.pendingOnDisk -= openEvents + sealedEvents

@@ -184,9 +184,7 @@ extension JournalActor {
                 nextSequence = max(nextSequence, parts.sequence + 1)
                 let batch = StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: contents.payloads.count, byteCount: bytes.count)
                 if isSetAside {
-                    setAside.events += batch.eventCount
-                    setAside.bytes += batch.byteCount
-                    setAside.files += 1
+                    setAsideBatches.append(batch)
                 } else {
                     insertSealed(batch)
                 }

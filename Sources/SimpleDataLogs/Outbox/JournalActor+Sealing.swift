@@ -172,31 +172,42 @@ extension JournalActor {
         return usage
     }
 
-    /// Drops the oldest sealed batches while the outbox is over a cap; one log line per episode.
+    /// Drops the oldest set-aside batches, then the oldest sealed ones, while the outbox is over
+    /// a cap; one log line per episode.
     ///
-    /// Runs after every seal and at the end of every chunk: the open journal grows between
-    /// seals and is never evicted itself, so without the chunk-end check the outbox could sit
-    /// up to a batch over its cap until the next seal. An episode ends once the outbox is back
-    /// under 90 % of its caps (sending caught up, or the opt-out emptied it).
+    /// Set-aside batches go first: the ingest refused them, and a flood of them (an edge
+    /// answering 400 for hours) must not push out every new event. Runs after every seal and at
+    /// the end of every chunk: the open journal grows between seals and is never evicted itself,
+    /// so without the chunk-end check the outbox could sit up to a batch over its cap until the
+    /// next seal. An episode ends once the outbox is back under 90 % of its caps (sending caught
+    /// up, or the opt-out emptied it).
     func enforceCaps() {
         let usage = usage
         // The common case, checked without building the list of evictable batches.
-        let count = caps.isExceeded(by: usage) ? caps.evictionCount(usage: usage, evictable: sealed.map(\.usage)) : 0
+        let count = caps.isExceeded(by: usage)
+            ? caps.evictionCount(usage: usage, evictable: setAsideBatches.map(\.usage) + sealed.map(\.usage)) : 0
         guard count > 0 else {
             if caps.isComfortablyUnder(usage) { evictionEpisodeLogged = false }
             return
         }
-        let evicted = sealed.prefix(count)
-        sealed.removeFirst(count)
-        let events = evicted.reduce(0) { $0 + $1.eventCount }
+        let refusedCount = min(count, setAsideBatches.count)
+        let refused = setAsideBatches.prefix(refusedCount)
+        setAsideBatches.removeFirst(refusedCount)
+        let evicted = sealed.prefix(count - refusedCount)
+        sealed.removeFirst(count - refusedCount)
+        let refusedEvents = refused.reduce(0) { $0 + $1.eventCount }
+        let pendingEvents = evicted.reduce(0) { $0 + $1.eventCount }
+        let events = refusedEvents + pendingEvents
         if let area {
+            for batch in refused { try? fileSystem.remove(area.setAsideFolder + "/" + batch.fileName) }
             for batch in evicted where batch.heldInMemory == nil {
                 try? fileSystem.remove(area.batchesFolder + "/" + batch.fileName)
             }
         }
         counters.update {
             $0.evictedByCaps += events
-            $0.pendingOnDisk -= events
+            $0.setAside -= refusedEvents
+            $0.pendingOnDisk -= pendingEvents
         }
         if !evictionEpisodeLogged {
             evictionEpisodeLogged = true

@@ -57,7 +57,19 @@ actor JournalActor {
 
     // What is stored.
     var sealed: [StoredBatch] = []
-    var setAside = OutboxCaps.Usage()
+    /// Batches the ingest refused (400, 415), oldest first: kept on disk, evicted first by the
+    /// caps, queued again at every launch and every ``setAsideRetryInterval``.
+    var setAsideBatches: [StoredBatch] = []
+    /// What the set-aside batches hold, in the units the caps count.
+    var setAside: OutboxCaps.Usage {
+        setAsideBatches.reduce(into: OutboxCaps.Usage()) { usage, batch in
+            usage.events += batch.eventCount
+            usage.bytes += batch.byteCount
+            usage.files += 1
+        }
+    }
+    /// Queues the set-aside batches again after ``setAsideRetryInterval``; one at a time.
+    var setAsideRetryTimer: Task<Void, Never>?
     var nextSequence = 1
 
     // Events since the last commit, for the watermark and the counters.
@@ -133,6 +145,12 @@ actor JournalActor {
         endLeftoverSessions(leftoverSessions)
         leftoverSessions = []
         commit()
+        // Refused batches get another try at every launch: the edge that refused them may have
+        // been fixed since (a bad deploy answering 400 for an afternoon).
+        if intake.isEnabled, !setAsideBatches.isEmpty {
+            let moved = requeueSetAside()
+            if moved > 0 { logger.info("Queued \(moved) set-aside batch(es) again at launch.") }
+        }
         // The opt-out may already be waiting in the first chunk: only announce leftovers to the
         // uploader when collecting, so an opted-out launch sends not a byte.
         if !sealed.isEmpty && intake.isEnabled { uploaderSignals?.yield(.batchesAvailable) }
@@ -157,6 +175,7 @@ actor JournalActor {
     /// what is left.
     func close() {
         sealTimer?.cancel()
+        setAsideRetryTimer?.cancel()
         commit()
         completePendingSeals()
         closeJournal()

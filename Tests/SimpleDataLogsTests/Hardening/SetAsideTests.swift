@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+import SDLCommands
+
+/// Batches the ingest refused (400, 415) are kept, but they must not become a trap: they go
+/// first when the outbox is full, and they are tried again at every launch and every hour.
+@Suite("Hardening: set-aside batches are evicted first and tried again")
+struct SetAsideTests {
+    @Test("a flood of set-aside batches never pushes out new events: past the file cap the oldest set-aside batches go, and the new event is delivered")
+    func floodEvictsSetAsideFirst() async throws {
+        let delivery = try Delivery(adjust: {
+            $0.batchSize = 1
+            $0.limits.outboxFiles = 6
+        })
+        delivery.ingest.script(Array(repeating: .status(400), count: 6))
+        delivery.track(0..<6)
+        await delivery.client.flush()
+        #expect(delivery.client.counters.setAside == 6)
+        delivery.track(6..<7)
+        let result = await delivery.client.flush()
+        #expect(result.delivered == 1 && delivery.deliveredSeqs == [6], "the new event went out")
+        let counters = delivery.client.counters
+        #expect(counters.evictedByCaps == 1 && counters.setAside == 5 && counters.isBalanced, "\(counters)")
+        let files = JournalReader.files(under: delivery.test.directory.path).filter { $0.contains("set-aside/") }
+        #expect(files.count == 5)
+        await delivery.tearDown()
+    }
+
+    @Test("set-aside batches are queued again at the next launch, and delivered once the edge takes them")
+    func requeuedAtLaunch() async throws {
+        let directory = TemporaryDirectory()
+        let first = try Delivery(directory: directory)
+        first.ingest.script([.status(400)])
+        first.track(0..<3)
+        await first.client.flush()
+        #expect(first.client.counters.setAside == 3)
+        await first.client.shutdown()
+        first.ingest.stop()
+
+        let second = try Delivery(directory: directory)
+        let result = await second.client.flush()
+        #expect(result.delivered == 3 && second.deliveredSeqs == [0, 1, 2])
+        let counters = second.client.counters
+        #expect(counters.recovered == 3 && counters.setAside == 0 && counters.isBalanced, "\(counters)")
+        await second.tearDown()
+    }
+
+    @Test("while the client runs, set-aside batches are queued again an hour later (on the client's clock)")
+    func requeuedHourly() async throws {
+        let delivery = try Delivery()
+        delivery.ingest.script([.status(400)])
+        delivery.track(0..<3)
+        await delivery.client.flush()
+        #expect(delivery.client.counters.setAside == 3)
+        try #require(await delivery.test.clock.waitForSleepers(count: 1), "the retry timer runs")
+        delivery.test.clock.advance(by: .seconds(3_599))
+        #expect(delivery.ingest.receivedEvents.isEmpty)
+        delivery.test.clock.advance(by: .seconds(1))
+        #expect(await delivery.ingest.waitForEvents(count: 3))
+        #expect(delivery.deliveredSeqs == [0, 1, 2])
+        await delivery.tearDown()
+    }
+
+    @Test("sdl send on a folder full of set-aside batches (500, the file cap): they are tried again, the new event is delivered, exit 0 because the ingest acknowledged it")
+    func sdlSendOverFlood() async throws {
+        let directory = TemporaryDirectory("sdl-send")
+        defer { directory.remove() }
+        let flooding = try Delivery(directory: directory, adjust: { $0.batchSize = 1; $0.appID = "sdl" })
+        flooding.ingest.script(Array(repeating: .status(400), count: 501))
+        flooding.track(0..<501)
+        await flooding.client.flush()
+        // The 501st file was over the cap: the oldest went at once.
+        #expect(flooding.client.counters.setAside == 500)
+        await flooding.client.shutdown()
+        flooding.ingest.stop()
+
+        let ingest = try LocalIngest()
+        defer { ingest.stop() }
+        let (status, console) = await sdl(
+            "send", "after_the_flood", "--endpoint", ingest.endpoint.absoluteString, "--key", "sdl_sec_cli_test_000000",
+            "--storage", directory.path, "--timeout", "20"
+        )
+        #expect(status == 0, "\(console.errors)")
+        #expect(ingest.receivedEvents.contains { $0.name == "after_the_flood" }, "delivered, not evicted")
+        // Queued again at launch, the 500 plus the new event's journal were one file over the cap:
+        // the oldest refused batch went, 499 were taken, and the new event.
+        #expect(ingest.receivedEvents.count == 500, "the refused batches were tried again and taken")
+    }
+}
