@@ -27,7 +27,7 @@ extension SimpleDataLogsClient {
         await Task { [self] in
             await journalEverythingTrackedSoFar()
             if let pipeline {
-                await pipeline.withTimeLimit(timeLimit) { await pipeline.flushOnce() }
+                await pipeline.withTimeLimit(timeLimit) { await pipeline.flushOnce(lastChance: true) }
             }
             setEnabled(false)
             await journalEverythingTrackedSoFar()

@@ -179,8 +179,12 @@ final class Intake: Sendable {
 
     /// Enqueues an identity call (`setDeviceID`, `setDefaultProperties`), a barrier, or
     /// `setEnabled`, in order with the events.
+    ///
+    /// After ``shutDown()`` nothing drains the queue any more: items are dropped, and a barrier
+    /// is passed at once, so that a `flush()` after `shutdown()` returns instead of waiting forever.
     func enqueue(_ item: IntakeItem) {
-        let (wake, waiters): (Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
+        let (wake, waiters, dropped): (Bool, [CheckedContinuation<Void, Never>], Bool) = state.withLock { state in
+            if state.shutDown { return (false, [], true) }
             var waiters: [CheckedContinuation<Void, Never>] = []
             if case .setEnabled(let enabled) = item {
                 state.enabled = enabled
@@ -188,8 +192,9 @@ final class Intake: Sendable {
                 if !enabled { waiters = Self.takeAllWaiters(&state) }
             }
             state.items.append(item)
-            return (state.configured && Self.claimWake(&state), waiters)
+            return (state.configured && Self.claimWake(&state), waiters, false)
         }
+        if dropped, case .barrier(let barrier) = item { barrier.pass() }
         for waiter in waiters { waiter.resume() }
         if wake { wakeContinuation.yield() }
     }

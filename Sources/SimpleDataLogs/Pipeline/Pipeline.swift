@@ -104,11 +104,14 @@ final class Pipeline: Sendable {
 
     /// Seals the open batch and has the uploader try every queued batch once; returns when that
     /// attempt ends, or at once when the calling task is cancelled (the attempt goes on).
-    func flushOnce() async {
+    /// - Parameter lastChance: Whether what is left is deleted afterwards (`flushAndDisable`):
+    ///   the try is made during a 401 pause too.
+    func flushOnce(lastChance: Bool = false) async {
         await journal.sealOpenBatch()
         guard let uploaderSignals else { return }
         let done = Barrier()
-        uploaderSignals.yield(.flush(done))
+        // After shutdown the uploader's loop is gone: nothing would pass the barrier.
+        if case .terminated = uploaderSignals.yield(.flush(done, lastChance: lastChance)) { return }
         await done.wait()
     }
 

@@ -52,25 +52,37 @@ final class DeliveryReportHub: Sendable {
         var dropped: Locked<Int>
     }
 
-    private let subscribers = Locked<[Int: Subscriber]>([:])
-    private let nextID = Locked(0)
+    private struct State: Sendable {
+        var subscribers: [Int: Subscriber] = [:]
+        var nextID = 0
+        var finished = false
+    }
 
+    private let state = Locked(State())
+
+    /// A new subscriber's stream; one that subscribes after ``finish()`` gets a stream that is
+    /// already finished (it used to wait forever).
     func subscribe(bufferingNewest limit: Int) -> DeliveryReports {
         let (stream, continuation) = AsyncStream.makeStream(of: DeliveryReport.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
         let dropped = Locked(0)
-        let id = nextID.withLock { id in
-            defer { id += 1 }
-            return id
+        let id: Int? = state.withLock { state in
+            guard !state.finished else { return nil }
+            defer { state.nextID += 1 }
+            state.subscribers[state.nextID] = Subscriber(continuation: continuation, dropped: dropped)
+            return state.nextID
         }
-        subscribers.withLock { $0[id] = Subscriber(continuation: continuation, dropped: dropped) }
+        guard let id else {
+            continuation.finish()
+            return DeliveryReports(stream: stream, dropped: dropped)
+        }
         continuation.onTermination = { [weak self] _ in
-            self?.subscribers.withLock { _ = $0.removeValue(forKey: id) }
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
         }
         return DeliveryReports(stream: stream, dropped: dropped)
     }
 
     func publish(_ report: DeliveryReport) {
-        let current = subscribers.withLock { Array($0.values) }
+        let current = state.withLock { Array($0.subscribers.values) }
         for subscriber in current {
             if case .dropped = subscriber.continuation.yield(report) {
                 subscriber.dropped.withLock { $0 += 1 }
@@ -79,9 +91,10 @@ final class DeliveryReportHub: Sendable {
     }
 
     func finish() {
-        let current = subscribers.withLock { subscribers in
-            defer { subscribers.removeAll() }
-            return Array(subscribers.values)
+        let current = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
         }
         for subscriber in current { subscriber.continuation.finish() }
     }

@@ -27,6 +27,9 @@ struct KeyProbeSchedule<Instant: InstantProtocol>: Sendable where Instant.Durati
     private(set) var consecutiveUnauthorized = 0
     /// When the paused uploader may send again; `nil` when not paused.
     private(set) var nextProbe: Instant?
+    /// When the last 401 was counted: an answer to a request sent before it belongs to the same
+    /// round (several requests in flight at once), not to a probe.
+    private(set) var countedAt: Instant?
 
     /// Creates a schedule that is not paused.
     init() {}
@@ -35,9 +38,19 @@ struct KeyProbeSchedule<Instant: InstantProtocol>: Sendable where Instant.Durati
     var isPaused: Bool { nextProbe != nil }
 
     /// Records a 401.
-    /// - Parameter now: The monotonic clock's current instant.
+    ///
+    /// Several requests in flight at once all get their 401 for the same reason: only the first
+    /// counts. One sent no later than the last counted 401 arrived changes nothing, so concurrent 401s
+    /// keep the first probe at 1 minute instead of pushing it to 10.
+    /// - Parameters:
+    ///   - now: The monotonic clock's current instant.
+    ///   - sentAt: When the answered request was sent; `now` when unknown.
     /// - Returns: When to probe next, and whether to log.
-    mutating func recordUnauthorized(at now: Instant) -> Decision {
+    mutating func recordUnauthorized(at now: Instant, sentAt: Instant? = nil) -> Decision {
+        if let nextProbe, let countedAt, let sentAt, sentAt <= countedAt {
+            return Decision(nextProbe: nextProbe, logsConfigurationError: false)
+        }
+        countedAt = now
         consecutiveUnauthorized += 1
         let isFirst = consecutiveUnauthorized == 1
         let probe = now.advanced(by: isFirst ? Self.firstProbeDelay : Self.laterProbeInterval)
@@ -49,6 +62,7 @@ struct KeyProbeSchedule<Instant: InstantProtocol>: Sendable where Instant.Durati
     mutating func recordAccepted() {
         consecutiveUnauthorized = 0
         nextProbe = nil
+        countedAt = nil
     }
 
     /// Whether the uploader may send at `now`: when not paused, or once the probe is due.

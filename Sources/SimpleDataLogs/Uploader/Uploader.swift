@@ -65,8 +65,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 guard generation == timerGeneration else { continue }
                 resumeAt = nil
                 await sendPass(isFlush: false)
-            case .flush(let barrier):
-                await sendPass(isFlush: true)
+            case .flush(let barrier, let lastChance):
+                await sendPass(isFlush: true, ignoresPause: lastChance)
                 barrier.pass()
             }
         }
@@ -76,10 +76,10 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     /// Sends queued batches, oldest first, up to `maxConcurrentRequests` at once. A flush tries
     /// each queued batch once and ignores a backoff; a normal pass goes on until the queue is
     /// empty or an answer says to wait.
-    private func sendPass(isFlush: Bool) async {
+    private func sendPass(isFlush: Bool, ignoresPause: Bool = false) async {
         guard settings.builder != nil, intake.isEnabled else { return }
         let now = clock.now
-        if probe.isPaused && !probe.maySend(at: now) { return }
+        if probe.isPaused && !probe.maySend(at: now) && !ignoresPause { return }
         if !isFlush, let resumeAt, now < resumeAt { return }
         var tried: Set<UUID> = []
         var unreadable: [(StoredBatch, FileSystemError)] = []
@@ -134,6 +134,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         let settings = settings
         let clock = clock
         let sentAt = wallClock.nowMilliseconds
+        let sentInstant = clock.now
         return await withTaskGroup(of: (Int, Attempted).self) { group in
             for (index, (_, sealed)) in loaded.enumerated() {
                 group.addTask {
@@ -147,7 +148,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                             gzip = false
                             continue
                         }
-                        return (index, Attempted(outcome: outcome, attempt: attempt))
+                        return (index, Attempted(outcome: outcome, attempt: attempt, sentAt: sentInstant))
                     }
                 }
             }
@@ -160,6 +161,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     struct Attempted: Sendable {
         var outcome: AnswerPolicy.Outcome
         var attempt: AnswerPolicy.Attempt
+        /// When the round's requests left, on the client's clock.
+        var sentAt: C.Instant
     }
 
     /// Sends one request, giving up when the uploader's deadline passes on the injected clock;
@@ -204,7 +207,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             reports.publish(.delivered(batchID: batch.id, delivered: batch.eventCount - reported.count, rejected: reported))
             return true
         case .pauseForKey:
-            let decision = probe.recordUnauthorized(at: clock.now)
+            let decision = probe.recordUnauthorized(at: clock.now, sentAt: attempted.sentAt)
             let wait = clock.now.duration(to: decision.nextProbe)
             if decision.logsConfigurationError {
                 logger.error("401 from the ingest: the key is unknown or not live yet. Pausing uploads; next probe in \(Int(wait.components.seconds)) s, then every 10 minutes. Events stay on disk. Check the key in configure.")

@@ -6,6 +6,7 @@ enum UploaderSignal: Sendable {
     /// A backoff or key-probe timer ran out.
     case timerFired(generation: Int)
     /// `flush()`: try every queued batch once, ignoring a backoff (not a 401 pause), then pass
-    /// the barrier.
-    case flush(Barrier)
+    /// the barrier. A last chance (`flushAndDisable`, whose opt-out deletes what is left) makes
+    /// its one try during a 401 pause too, as a probe.
+    case flush(Barrier, lastChance: Bool)
 }
