@@ -87,6 +87,15 @@ public final class SimpleDataLogsClient: Sendable {
     /// Only the first call counts; later calls are ignored with a log line.
     /// - Parameter configuration: The key, the endpoint and the options.
     public func configure(_ configuration: Configuration) {
+        // A call that will be ignored makes nothing: a `URLSession` made and dropped keeps a
+        // descriptor on Linux even after it is invalidated (measured: one per ignored call).
+        let ignored: ConfigureOutcome? = state.withLock { state in
+            state.isShutDown ? .afterShutdown : state.pipeline != nil ? .again : nil
+        }
+        if let ignored {
+            reportIgnoredConfigure(ignored)
+            return
+        }
         let level = environment["SDL_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? configuration.logLevel
         let logger = SDKLogger(level: level, sink: logSink)
         let directory = StorageLocation.resolve(
@@ -111,10 +120,10 @@ public final class SimpleDataLogsClient: Sendable {
             return .started
         }
         switch outcome {
-        case .again:
-            logger.warning("configure was called again; the SDK keeps its first configuration. Configure once, at launch.")
-        case .afterShutdown:
-            logger.warning("configure was called after shutdown; ignored.")
+        case .again, .afterShutdown:
+            // Lost a race with another configure or a shutdown: the session made here is not used.
+            uploader.settings.ownedTransport?.invalidate()
+            reportIgnoredConfigure(outcome)
         case .started:
             checkKey(configuration.ingestKey, logger: logger)
             for problem in limitProblems { logger.warning(problem) }
@@ -139,6 +148,14 @@ public final class SimpleDataLogsClient: Sendable {
     }
 
     private enum ConfigureOutcome { case started, again, afterShutdown }
+
+    private func reportIgnoredConfigure(_ outcome: ConfigureOutcome) {
+        switch outcome {
+        case .again: logger.warning("configure was called again; the SDK keeps its first configuration. Configure once, at launch.")
+        case .afterShutdown: logger.warning("configure was called after shutdown; ignored.")
+        case .started: break
+        }
+    }
 
     /// How the uploader will send, or why it must not: a refused endpoint or a key with neither
     /// prefix leaves the builder out, so events stay on disk and nothing is sent.

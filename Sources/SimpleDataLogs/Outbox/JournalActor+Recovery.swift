@@ -63,10 +63,18 @@ extension JournalActor {
             if !candidates.contains(name) { candidates.append(name) }
             number += 1
         }
+        var heldByOthers = 0
+        var failure: FileSystemError?
         for name in candidates {
             let area = layout.area(name)
-            guard (try? fileSystem.createDirectory(area.folder, mode: 0o700)) != nil,
-                  let descriptor = try? fileSystem.open(area.lockFile, flags: O_RDWR | O_CREAT, mode: 0o600) else { continue }
+            let descriptor: Int32
+            do {
+                try fileSystem.createDirectory(area.folder, mode: 0o700)
+                descriptor = try fileSystem.open(area.lockFile, flags: O_RDWR | O_CREAT, mode: 0o600)
+            } catch {
+                failure = failure ?? error
+                continue
+            }
             if fileSystem.tryLock(descriptor) {
                 do {
                     try fileSystem.createDirectory(area.batchesFolder, mode: 0o700)
@@ -79,8 +87,16 @@ extension JournalActor {
                 return (area, descriptor)
             }
             fileSystem.close(descriptor)
+            heldByOthers += 1
         }
-        logger.error("Every outbox area in \(layout.root) is held by another process; events are kept in memory only.")
+        // Say what really happened: a read-only or unwritable folder is not "another process".
+        if let failure, heldByOthers == 0 {
+            logger.error("Could not open an outbox area in \(layout.root) (\(failure)); events are kept in memory only.")
+        } else if let failure {
+            logger.error("\(heldByOthers) outbox areas in \(layout.root) are held by other processes, and no new one could be made (\(failure)); events are kept in memory only.")
+        } else {
+            logger.error("Every outbox area in \(layout.root) is held by another process; events are kept in memory only.")
+        }
         return nil
     }
 

@@ -11,6 +11,7 @@ final class FaultInjectingFileSystem: FileSystem {
         var renameError: Int32?
         var shortWrites = false
         var readFailures: [(fragment: String, code: Int32)] = []
+        var directoryFailures: [(fragment: String, code: Int32)] = []
         var writeAttempts = 0
         var syncGroups: [Int] = []
     }
@@ -24,6 +25,7 @@ final class FaultInjectingFileSystem: FileSystem {
     func failRenames(with code: Int32?) { faults.withLock { $0.renameError = code } }
     func makeWritesShort(_ short: Bool) { faults.withLock { $0.shortWrites = short } }
     func failReads(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.readFailures.append((fragment, code)) } }
+    func failCreatingDirectories(containing fragment: String, with code: Int32) { faults.withLock { $0.directoryFailures.append((fragment, code)) } }
     func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, syncGroups: $0.syncGroups) } }
     var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
     /// How many files each `syncAll` call covered, in order.
@@ -70,7 +72,12 @@ final class FaultInjectingFileSystem: FileSystem {
     }
 
     func remove(_ path: String) throws(FileSystemError) { try real.remove(path) }
-    func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError) { try real.createDirectory(path, mode: mode) }
+    func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError) {
+        if let failure = faults.withLock({ $0.directoryFailures.first { path.contains($0.fragment) } }) {
+            throw FileSystemError(code: failure.code, operation: "mkdir", path: path)
+        }
+        try real.createDirectory(path, mode: mode)
+    }
     func contents(ofDirectory path: String) throws(FileSystemError) -> [String] { try real.contents(ofDirectory: path) }
 
     func read(_ path: String) throws(FileSystemError) -> [UInt8] {
