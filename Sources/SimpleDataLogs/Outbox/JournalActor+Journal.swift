@@ -13,8 +13,14 @@ extension JournalActor {
     func writeJournal() {
         guard let area else { pendingJournalBytes.removeAll(keepingCapacity: true); return }
         let path = area.journal(openSequence)
-        if journalDescriptor < 0 || !journalIsComplete {
-            closeJournal()
+        if !journalIsComplete {
+            // An earlier write failed: the file may hold records under the watermark.
+            rewriteJournal(at: path, in: area)
+            pendingJournalBytes.removeAll(keepingCapacity: true)
+            return
+        }
+        if journalDescriptor < 0 {
+            // A new batch's first write: nothing of it is on disk yet, so the file is made here.
             do {
                 journalDescriptor = try openRecreatingFolders(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
             } catch {
@@ -23,8 +29,6 @@ extension JournalActor {
                 reportDiskTrouble(error, doing: "open the journal")
                 return
             }
-            // The fresh file gets the batch header and every record of the open batch, not just
-            // the pending ones.
             var all = BatchFile.header(id: openBatchID, sequence: openSequence, path: "r")
             for payload in openPayloads { JournalRecord.append(payload: payload, to: &all) }
             pendingJournalBytes = all
@@ -41,6 +45,41 @@ extension JournalActor {
             reportDiskTrouble(error, doing: "write the journal")
         }
         pendingJournalBytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes the whole open batch (its header and every record, not just the pending ones) into
+    /// a new file in `tmp/` and renames it over the journal. The journal on disk is never
+    /// truncated in place: until the rename, it keeps every record it had, those under the
+    /// watermark among them, so a failure or a kill in the middle costs nothing that was written
+    /// (a leftover temporary file is deleted at the next launch). The new file's descriptor,
+    /// now the journal's, takes the later appends.
+    private func rewriteJournal(at path: String, in area: AreaLayout) {
+        closeJournal()
+        let temporary = area.temporaryFolder + "/" + JournalName.journal(openSequence)
+        var all = BatchFile.header(id: openBatchID, sequence: openSequence, path: "r")
+        for payload in openPayloads { JournalRecord.append(payload: payload, to: &all) }
+        let descriptor: Int32
+        do {
+            descriptor = try openRecreatingFolders(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
+        } catch {
+            journalIsComplete = false
+            reportDiskTrouble(error, doing: "open the journal")
+            return
+        }
+        do {
+            try writeAll(all, to: descriptor, path: temporary)
+            try fileSystem.rename(temporary, to: path)
+        } catch {
+            fileSystem.close(descriptor)
+            try? fileSystem.remove(temporary)
+            journalIsComplete = false
+            reportDiskTrouble(error, doing: "write the journal")
+            return
+        }
+        journalDescriptor = descriptor
+        crashIfRequested(.afterJournalWrite)
+        journalIsComplete = true
+        diskRecovered()
     }
 
     /// One or more `write(2)` calls until every byte is written; short writes are completed.
