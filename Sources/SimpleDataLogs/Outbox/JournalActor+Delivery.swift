@@ -130,7 +130,16 @@ extension JournalActor {
         let right = SealedBatch(id: UUID(), sequence: parent.sequence, path: parent.path + "1", payloads: Array(parent.payloads[middle...]))
         let storedLeft = persist(left, retiringJournal: nil)
         let storedRight = persist(right, retiringJournal: nil)
-        // Only now, with both halves on disk (or held), does the parent go.
+        // The parent's file is the durable copy until both halves are files: when the disk
+        // refuses one, the split is undone (the half that made it is removed) and the parent
+        // stays, to be split at a later try. In memory-only mode there is no file to keep.
+        if area != nil, storedLeft.heldInMemory != nil || storedRight.heldInMemory != nil {
+            for half in [storedLeft, storedRight] where half.heldInMemory == nil {
+                if let area { try? fileSystem.remove(area.batchesFolder + "/" + half.fileName) }
+            }
+            return nil
+        }
+        // Only now, with both halves on disk (or in memory-only mode), does the parent go.
         _ = remove(id)
         insertSealed(storedLeft)
         insertSealed(storedRight)

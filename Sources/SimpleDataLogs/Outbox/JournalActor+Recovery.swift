@@ -226,12 +226,19 @@ extension JournalActor {
             }
             // A journal holds at most one batch, but a damaged one may hold anything: respect
             // the batch rules when re-sealing, splitting into halves' paths as needed.
+            var allOnDisk = true
             for (index, chunk) in chunked(payloads).enumerated() {
                 let path = index == 0 ? "r" : "r" + String(repeating: "1", count: index)
                 let batch = SealedBatch(id: UUID(), sequence: journal.sequence, path: path, payloads: chunk)
-                insertSealed(persist(batch, retiringJournal: nil))
+                let stored = persist(batch, retiringJournal: nil)
+                if stored.heldInMemory != nil { allOnDisk = false }
+                insertSealed(stored)
             }
-            try? fileSystem.remove(journal.path)
+            // The journal is the only durable copy until every batch made from it is a file (a
+            // full disk holds them in memory): kept until then. The next launch deletes it once
+            // a batch of its sequence exists, or seals it again (the edge deduplicates by
+            // event_id what was sent meanwhile).
+            if allOnDisk { try? fileSystem.remove(journal.path) }
         }
     }
 

@@ -110,11 +110,17 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             unreadableLogged = false
             return
         }
-        let delay = readBackoff.recordFailure(retryAfter: nil, using: &random)
         if !unreadableLogged {
             unreadableLogged = true
             logger.warning("Could not read \(unreadable.count) batch file(s) to send (first: \(batch.fileName): \(error)); kept, and tried again later. The batches behind them are sent meanwhile.")
         }
+        scheduleLocalRetry()
+    }
+
+    /// A local fault (a file that cannot be read, halves the disk would not take) kept a batch
+    /// back: a timer with its own backoff tries again, unless a backoff or probe timer runs.
+    private func scheduleLocalRetry() {
+        let delay = readBackoff.recordFailure(retryAfter: nil, using: &random)
         if resumeAt == nil, !probe.isPaused { scheduleTimer(after: delay) }
     }
 
@@ -218,6 +224,10 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         case .split:
             if let (left, right) = await journal.split(batch.id) {
                 reports.publish(.split(batchID: batch.id, into: [left.id, right.id]))
+            } else {
+                // The disk refused the halves (logged by the outbox): the parent stays, and a
+                // timer tries again later; the batches behind it go on.
+                scheduleLocalRetry()
             }
             return true
         case .dropTooLarge:
