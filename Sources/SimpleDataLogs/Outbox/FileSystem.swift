@@ -62,9 +62,13 @@ package protocol FileSystem: Sendable {
 package struct PosixFileSystem: FileSystem {
     package init() {}
 
+    /// `O_NOFOLLOW` on every file (not folder) open: a symlink planted where the outbox keeps a
+    /// file (`lock`, a journal) in a shared folder would otherwise make the SDK write, or
+    /// truncate, whatever it points to. The open fails with `ELOOP` instead, like any refusal.
     package func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32 {
+        let noFollow: Int32 = flags & O_DIRECTORY == 0 ? O_NOFOLLOW : 0
         while true {
-            let descriptor = path.withCString { systemOpen($0, flags | O_CLOEXEC, mode_t(mode)) }
+            let descriptor = path.withCString { systemOpen($0, flags | O_CLOEXEC | noFollow, mode_t(mode)) }
             if descriptor >= 0 { return descriptor }
             if errno != EINTR { throw FileSystemError(code: errno, operation: "open", path: path) }
         }
