@@ -37,6 +37,12 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     private var failureEpisodeLogged = false
     /// Retries of batches whose files could not be read (a local fault, not the edge's).
     private var readBackoff = Backoff()
+    /// Failed tries in a row of each batch, and the batches that failed ``demotionThreshold``
+    /// times: those are tried after the others, so one batch the edge always fails (a body that
+    /// trips it) cannot hold back every batch behind it.
+    private var failuresByBatch: [UUID: Int] = [:]
+    private var demoted: Set<UUID> = []
+    static var demotionThreshold: Int { 3 }
     private var unreadableLogged = false
     private var rejectionLogged = false
 
@@ -81,11 +87,18 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         let now = clock.now
         if probe.isPaused && !probe.maySend(at: now) && !ignoresPause { return }
         if !isFlush, let resumeAt, now < resumeAt { return }
+        if !failuresByBatch.isEmpty {
+            // Batches that left the queue some other way (the caps, the opt-out) are forgotten.
+            let queuedIDs = Set(await journal.sealedBatches.map(\.id))
+            failuresByBatch = failuresByBatch.filter { queuedIDs.contains($0.key) }
+            demoted.formIntersection(queuedIDs)
+        }
         var tried: Set<UUID> = []
         var unreadable: [(StoredBatch, FileSystemError)] = []
         while !Task.isCancelled {
             // An array, not a lazy view: the view would be filtered again after `tried` changes.
-            let next = Array(await journal.sealedBatches.lazy.filter { !tried.contains($0.id) }.prefix(settings.maxConcurrentRequests))
+            let queued = await journal.sealedBatches.filter { !tried.contains($0.id) }
+            let next = Array((queued.filter { !demoted.contains($0.id) } + queued.filter { demoted.contains($0.id) }).prefix(settings.maxConcurrentRequests))
             guard !next.isEmpty, intake.isEnabled else { break }
             // Every batch taken counts as tried, sent or not: one that cannot be loaded must not
             // be taken again in this pass (it was, and the pass spun a core forever).
@@ -198,6 +211,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         let action = AnswerPolicy.action(for: attempted.outcome, attempt: attempted.attempt, now: wallClock.now())
         switch action {
         case .delete(let rejected):
+            forgetFailures(of: batch.id)
             await journal.markDelivered(batch.id, rejected: rejected.count)
             if backoff.consecutiveFailures > 0 || failureEpisodeLogged {
                 logger.info("The ingest answers again; delivered batch \(EventEncoder.lowercaseString(batch.id)) after \(backoff.consecutiveFailures) failed tries.")
@@ -223,6 +237,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             return false
         case .split:
             if let (left, right) = await journal.split(batch.id) {
+                forgetFailures(of: batch.id)
                 reports.publish(.split(batchID: batch.id, into: [left.id, right.id]))
             } else {
                 // The disk refused the halves (logged by the outbox): the parent stays, and a
@@ -231,6 +246,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             }
             return true
         case .dropTooLarge:
+            forgetFailures(of: batch.id)
             await journal.dropTooLarge(batch.id)
             logger.warning("The ingest refused a single event as too large (413); dropped it. Send fewer or shorter properties.")
             reports.publish(.dropped(batchID: batch.id, events: batch.eventCount, reason: "too large (413)"))
@@ -239,6 +255,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             // Handled inside `send`; reaching here means the uncompressed try also said 415.
             return true
         case .setAside(let reason):
+            forgetFailures(of: batch.id)
             await journal.setAside(batch.id)
             let text: String
             switch reason {
@@ -249,12 +266,21 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             reports.publish(.setAside(batchID: batch.id, events: batch.eventCount, reason: text))
             return true
         case .backOff(let retryAfter):
+            let failures = failuresByBatch[batch.id, default: 0] + 1
+            failuresByBatch[batch.id] = failures
+            if failures >= Self.demotionThreshold, demoted.insert(batch.id).inserted {
+                logger.warning("Batch \(EventEncoder.lowercaseString(batch.id)) failed \(failures) times in a row; the batches behind it are tried first from now on, and it keeps being retried after them.")
+            }
             var delay = backoff.recordFailure(retryAfter: retryAfter, using: &random)
             if settings.backoffScale != 1 { delay = delay * settings.backoffScale }
             resumeAt = clock.now.advanced(by: delay)
             scheduleTimer(after: delay)
             let reason: String
             switch attempted.outcome {
+            case .answered(let response) where (200..<300).contains(response.status):
+                // Only 202 means accepted: a 2xx from something else (a relay, a proxy, a wrong
+                // endpoint) is not taken as delivery, and the log says what to check.
+                reason = "HTTP \(response.status), not 202: is the endpoint the ingest itself?"
             case .answered(let response): reason = "HTTP \(response.status)"
             case .failed(let error): reason = error.description
             }
@@ -265,6 +291,12 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             reports.publish(.willRetry(batchID: batch.id, after: delay, reason: reason))
             return false
         }
+    }
+
+    /// A batch that left the queue (delivered, set aside, split, dropped) has no failures to count.
+    private func forgetFailures(of id: UUID) {
+        failuresByBatch[id] = nil
+        demoted.remove(id)
     }
 
     /// One timer at a time: a newer one makes the older one's firing stale.
