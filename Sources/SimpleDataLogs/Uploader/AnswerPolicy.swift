@@ -43,14 +43,18 @@ enum AnswerPolicy {
         var wasGzipped: Bool
         /// How many events the batch holds.
         var eventCount: Int
+        /// The body's size before compression.
+        var bodyBytes: Int
 
         /// Creates an attempt.
         /// - Parameters:
         ///   - wasGzipped: Whether the body was gzipped.
         ///   - eventCount: The batch's event count.
-        init(wasGzipped: Bool, eventCount: Int) {
+        ///   - bodyBytes: The body's size before compression; 0 when it does not matter.
+        init(wasGzipped: Bool, eventCount: Int, bodyBytes: Int = 0) {
             self.wasGzipped = wasGzipped
             self.eventCount = eventCount
+            self.bodyBytes = bodyBytes
         }
     }
 
@@ -94,7 +98,12 @@ enum AnswerPolicy {
         case 401:
             return .pauseForKey
         case 413:
-            return attempt.eventCount > 1 ? .split : .dropTooLarge
+            // Split, as the contract says. But a single event is dropped only when its body is
+            // over the contract's limit: one within it cannot be too large for the edge, so the
+            // 413 came from something in between (a proxy's smaller limit) and the event is kept
+            // and retried with backoff instead of being dropped at full speed.
+            if attempt.eventCount > 1 { return .split }
+            return attempt.bodyBytes > EventLimits.maxBodyBytes ? .dropTooLarge : .backOff(retryAfter: nil)
         case 415:
             return attempt.wasGzipped
                 ? .resendUncompressed

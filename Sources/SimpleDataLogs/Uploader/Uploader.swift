@@ -161,7 +161,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                     while true {
                         let request = builder.request(batchID: sealed.id, payloads: sealed.payloads, sentAt: sentAt, gzip: gzip, timeout: settings.requestTimeout)
                         let outcome = await Self.sendWithDeadline(request, transport: settings.transport, clock: clock, timeout: settings.requestTimeout)
-                        let attempt = AnswerPolicy.Attempt(wasGzipped: request.isGzipped, eventCount: sealed.payloads.count)
+                        let attempt = AnswerPolicy.Attempt(wasGzipped: request.isGzipped, eventCount: sealed.payloads.count, bodyBytes: sealed.bodyBytes)
                         // 415 to a gzip body: the same batch once more, uncompressed.
                         if case .answered(let response) = outcome, response.status == 415, attempt.wasGzipped, gzip {
                             gzip = false

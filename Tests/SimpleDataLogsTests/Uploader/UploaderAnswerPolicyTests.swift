@@ -46,10 +46,18 @@ struct UploaderAnswerPolicyTests {
         #expect(action(answer(401), gzipped) == .pauseForKey)
     }
 
-    @Test("413 splits a batch of several events and drops a single event", arguments: [(2, true), (1000, true), (1, false), (0, false)])
+    @Test("413 splits a batch of several events and drops a single event over the contract's limit", arguments: [(2, true), (1000, true), (1, false), (0, false)])
     func tooLarge(eventCount: Int, splits: Bool) {
-        let attempt = AnswerPolicy.Attempt(wasGzipped: true, eventCount: eventCount)
+        let attempt = AnswerPolicy.Attempt(wasGzipped: true, eventCount: eventCount, bodyBytes: 300_000)
         #expect(action(answer(413, #"{"error":"body over 262144 bytes"}"#), attempt) == (splits ? .split : .dropTooLarge))
+    }
+
+    @Test("413 to a single event within the contract's 256 KiB came from something in between (a proxy): kept and retried, never dropped")
+    func tooLargeForAProxy() {
+        let fits = AnswerPolicy.Attempt(wasGzipped: false, eventCount: 1, bodyBytes: 3_100)
+        #expect(action(answer(413, "<html>413 Request Entity Too Large</html>"), fits) == .backOff(retryAfter: nil))
+        let atTheLimit = AnswerPolicy.Attempt(wasGzipped: false, eventCount: 1, bodyBytes: 262_144)
+        #expect(action(answer(413), atTheLimit) == .backOff(retryAfter: nil))
     }
 
     @Test("415 to a gzip body resends uncompressed; 415 to a plain body sets the batch aside (clarified)")
