@@ -33,6 +33,7 @@ extension JournalActor {
         leftoverSessions += takeLeftoverSessions(in: area.folder)
         adoptDeadAreas(in: layout, into: area, found: &found)
         nextSequence = max(nextSequence, found.highestSequence + 1)
+        restoreQuarantinedBatches(into: area, in: layout)
         takeStock(of: area, in: layout)
         recoverJournals(found.journals, in: area)
         openSequence = nextSequence
@@ -267,6 +268,22 @@ extension JournalActor {
     }
 
     /// Moves a file that cannot be read into the quarantine folder; never deletes it.
+    /// Gives quarantined batch files another chance at every launch: one that reads now (the
+    /// error was transient: `EIO` on a flaky disk, `EMFILE`, a protection class while locked)
+    /// goes back into the queue under its own name; one that still cannot be read stays.
+    private func restoreQuarantinedBatches(into area: AreaLayout, in layout: OutboxLayout) {
+        var restored = 0
+        for name in ((try? fileSystem.contents(ofDirectory: layout.quarantineFolder)) ?? []).sorted() {
+            // Quarantined as `<batch name>.<uuid>`.
+            guard let dot = name.lastIndex(of: "."), JournalName.batchParts(String(name[..<dot])) != nil else { continue }
+            let path = layout.quarantineFolder + "/" + name
+            guard fileSystem.isRegularFile(path), let bytes = try? fileSystem.read(path), !BatchFile.decode(bytes).payloads.isEmpty,
+                  (try? fileSystem.rename(path, to: area.batchesFolder + "/" + String(name[..<dot]))) != nil else { continue }
+            restored += 1
+        }
+        if restored > 0 { logger.info("Restored \(restored) quarantined batch file(s) that read again.") }
+    }
+
     func quarantine(_ path: String, in layout: OutboxLayout, reason: String) {
         let name = (path.split(separator: "/").last.map(String.init) ?? "file") + "." + EventEncoder.lowercaseString(UUID())
         do {
