@@ -191,7 +191,7 @@ final class Intake: Sendable {
                 state.accepting = enabled
                 if !enabled { waiters = Self.takeAllWaiters(&state) }
             }
-            state.items.append(item)
+            Self.append(item, to: &state.items)
             return (state.configured && Self.claimWake(&state), waiters, false)
         }
         if dropped, case .barrier(let barrier) = item { barrier.pass() }
@@ -282,6 +282,35 @@ final class Intake: Sendable {
     var snapshot: (tracked: Int, skippedBacklog: Int, droppedBeforeConfigure: Int, ignoredWhileDisabled: Int, inFlight: Int) {
         state.withLock { ($0.tracked, $0.skippedBacklog, $0.droppedBeforeConfigure, $0.ignoredWhileDisabled, $0.inFlight) }
     }
+
+    /// Appends an item, coalescing an identity call with an earlier one that sets the same thing
+    /// when only identity calls stand between them: only the later one can matter (the two kinds
+    /// set independent state, so their order among themselves does not). So a hot loop of `setDeviceID` or
+    /// `setDefaultProperties` holds one item, not millions, while events (bounded by the backlog)
+    /// keep their order with every call. `setEnabled`, barriers and activity are never merged:
+    /// an opt-out followed by an opt-in still deletes, and every barrier has a waiter.
+    private static func append(_ item: IntakeItem, to items: inout [IntakeItem]) {
+        // The trailing run of identity calls holds at most one of each kind (two items), so this
+        // looks at no more than two items.
+        var index = items.endIndex
+        while index > items.startIndex {
+            index -= 1
+            switch (items[index], item) {
+            case (.setDeviceID, .setDeviceID), (.setDefaultProperties, .setDefaultProperties):
+                items[index] = item
+                return
+            case (.setDeviceID, _), (.setDefaultProperties, _):
+                continue
+            default:
+                items.append(item)
+                return
+            }
+        }
+        items.append(item)
+    }
+
+    /// How many items wait to be drained (events and calls), for tests of the bounds.
+    var queuedItemCount: Int { state.withLock { $0.items.count } }
 
     /// The oldest waiters, as many as there are free event slots: each may take one. Woken
     /// waiters that lose the room to a plain `track()` simply wait again.
