@@ -28,6 +28,7 @@ extension JournalActor {
         }
         openPayloads.removeAll()
         openPayloadBytes = 0
+        undurableOpenEvents = 0
         pendingJournalBytes.removeAll()
         journalIsComplete = true
         sealed.removeAll()

@@ -31,7 +31,14 @@ extension JournalActor {
             journalDescriptor = -1
         } else {
             closeJournal()
-            insertSealed(persist(batch, retiringJournal: openSequence))
+            var stored = persist(batch, retiringJournal: openSequence)
+            if stored.heldInMemory == nil {
+                advanceWatermark(by: undurableOpenEvents, latest: nil)
+            } else {
+                stored.undurableEvents = undurableOpenEvents
+            }
+            undurableOpenEvents = 0
+            insertSealed(stored)
             enforceCaps()
             uploaderSignals?.yield(.batchesAvailable)
         }
@@ -148,6 +155,7 @@ extension JournalActor {
             guard let batch = sealed[index].heldInMemory else { continue }
             let stored = persist(batch, retiringJournal: batch.path == "r" ? batch.sequence : nil)
             guard stored.heldInMemory == nil else { return }
+            advanceWatermark(by: sealed[index].undurableEvents, latest: nil)
             sealed[index] = stored
         }
     }

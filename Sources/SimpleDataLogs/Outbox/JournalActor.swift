@@ -76,6 +76,9 @@ actor JournalActor {
     var uncommittedEvents = 0
     /// Their estimated memory, released from the intake's backlog with them.
     var uncommittedCost = 0
+    /// Events of the open batch committed while its journal was not whole on disk (a failed
+    /// write, or no folder): not under the watermark yet.
+    var undurableOpenEvents = 0
     var uncommittedLatestID: UUID?
 
     // One log line per episode.
@@ -254,9 +257,25 @@ actor JournalActor {
         uncommittedEvents = 0
         uncommittedCost = 0
         counters.update { $0.pendingOnDisk += count }
+        // The watermark promises survival of `kill -9`: it moves only for records the journal
+        // file really holds. Events whose write failed (or with no folder at all) wait in
+        // `undurableOpenEvents` until a rewrite puts the whole open batch on disk, or the batch
+        // they end up in becomes a file.
+        if area != nil && journalIsComplete {
+            advanceWatermark(by: count + undurableOpenEvents, latest: uncommittedLatestID)
+            undurableOpenEvents = 0
+        } else {
+            undurableOpenEvents += count
+        }
+        if let ended = intake.release(count, bytes: cost) { problemLog.reportBacklogCleared(ended) }
+    }
+
+    /// Counts `count` more events as written (surviving `kill -9`) and wakes whoever waits for that.
+    func advanceWatermark(by count: Int, latest: UUID?) {
+        guard count > 0 else { return }
         let written: Int = watermarkState.withLock { watermark in
             watermark.eventsWritten += count
-            if let latest = uncommittedLatestID { watermark.latestEventID = latest }
+            if let latest { watermark.latestEventID = latest }
             return watermark.eventsWritten
         }
         let due = watermarkWaiters.withLock { waiters in
@@ -264,7 +283,6 @@ actor JournalActor {
             return waiters.filter { $0.target <= written }
         }
         for waiter in due { waiter.signal.signal() }
-        if let ended = intake.release(count, bytes: cost) { problemLog.reportBacklogCleared(ended) }
     }
 
     /// Logs the first disk failure of an episode; later ones are counted by the episode.

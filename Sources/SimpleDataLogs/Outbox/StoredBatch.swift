@@ -10,6 +10,9 @@ struct StoredBatch: Sendable, Equatable {
     var byteCount: Int
     /// The batch itself, while the disk refuses it; `nil` once it is a file.
     var heldInMemory: SealedBatch?
+    /// How many of its events are not under the journal's watermark yet (they were never in a
+    /// whole journal file): counted when the batch becomes a file.
+    var undurableEvents = 0
 
     var fileName: String { JournalName.batch(sequence: sequence, path: path, id: EventEncoder.lowercaseString(id)) }
 
