@@ -116,17 +116,18 @@ struct ValidationTests {
         await test.tearDown()
     }
 
-    @Test("an event too large for a 256 KiB request on its own is dropped at intake and counted")
+    @Test("events too large for a 256 KiB request on their own are dropped at intake, counted, and logged once")
     func tooLarge() async throws {
         let test = TestClient()
         let big = String(repeating: "x", count: 8_192)
         let properties = Dictionary(uniqueKeysWithValues: (0..<40).map { ("p\($0)", PropertyValue.string(big)) })
-        test.client.track("huge", properties: properties)
+        for _ in 0..<20 { test.client.track("huge", properties: properties) }
         test.client.track("small")
         let events = try await test.flushedEvents()
         #expect(events.map { $0["event"] as? String } == ["small"])
-        #expect(test.client.counters.droppedTooLarge == 1)
+        #expect(test.client.counters.droppedTooLarge == 20)
         #expect(test.client.counters.isBalanced)
+        #expect(test.log.lines.filter { $0.message.contains("too large for a 256 KiB request") }.count == 1, "one line, not one per event")
         await test.tearDown()
     }
 

@@ -25,6 +25,13 @@ final class ProblemLog: Sendable {
         logger.warning("setDeviceID got an empty id or one over 200 UTF-8 bytes; later events carry no device_id until a valid id is set.")
     }
 
+    /// Logs the first event dropped as too large for a request even alone; the rest are counted
+    /// in `droppedTooLarge` (a hot loop of oversized events logged a line each).
+    func reportTooLarge(name: String, bytes: Int) {
+        guard firstTime("too large") else { return }
+        logger.warning("Dropped event \"\(name)\": \(bytes) bytes, too large for a 256 KiB request even alone. Send fewer or shorter properties. Later ones are counted in droppedTooLarge, not logged.")
+    }
+
     /// Logs the end of a backlog episode.
     func reportBacklogCleared(_ ended: (skipped: Int, backlog: Intake.Backlog)) {
         logger.info("The journal caught up; \(ended.skipped) events were skipped while the backlog was full (\(ended.backlog.events) events or \(ended.backlog.bytes / 1_048_576) MiB).")

@@ -230,7 +230,7 @@ actor JournalActor {
         encodeBuffer.removeAll(keepingCapacity: true)
         EventEncoder.encode(event, into: &encodeBuffer)
         guard SealedBatch.bodyBytes(payloadBytes: encodeBuffer.count, count: 1) <= policy.maxBodyBytes else {
-            logger.warning("Dropped event \"\(event.name)\": \(encodeBuffer.count) bytes, too large for a 256 KiB request even alone. Send fewer or shorter properties.")
+            problemLog.reportTooLarge(name: event.name, bytes: encodeBuffer.count)
             counters.update { $0.droppedTooLarge += 1 }
             if let ended = intake.release(1, bytes: event.memoryCost) { problemLog.reportBacklogCleared(ended) }
             return
