@@ -27,6 +27,9 @@ struct ReliabilityServerFaultTests {
         ServerFault(name: "slow answers past the deadline", script: [.normal(delay: .seconds(3)), .normal(delay: .seconds(3))], adjust: { $0.requestTimeout = .seconds(1) }),
         ServerFault(name: "closed before the request is read", script: [.closeBeforeReading, .closeBeforeReading]),
         ServerFault(name: "response dropped after counting", script: [.dropResponseAfterCounting, .dropResponseAfterCounting]),
+        ServerFault(name: "redirects (never followed)", script: [.redirect(307, to: "http://127.0.0.1:9/v1/events"), .redirect(308, to: "http://127.0.0.1:9/v1/events"), .redirect(302, to: "/elsewhere")]),
+        ServerFault(name: "a relay answering 200 and 204 (not 202)", script: [.status(200), .status(204)]),
+        ServerFault(name: "a proxy answering 413 whatever the size (singles kept, not dropped)", script: Array(repeating: .status(413), count: 12)),
     ]
 
     @Test("every event arrives once or is accounted for by a documented drop, and the counters balance", arguments: faults)
