@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
+import SDLCommands
 
 /// A batch the uploader cannot load must cost neither the batches behind it nor a core.
 @Suite("Hardening: a batch that cannot be loaded never stalls delivery")
@@ -76,6 +77,32 @@ struct UnloadableBatchTests {
         #expect(await delivery.ingest.waitForEvents(count: 100))
         #expect(delivery.deliveredSeqs == Array(0..<100))
         await delivery.tearDown()
+    }
+
+    @Test("sdl send on a prepared folder holding a misnamed (uppercase-id) batch and a name with Int.max: exit 0, everything delivered, no spin")
+    func sdlSendOnPreparedFolder() async throws {
+        let directory = TemporaryDirectory("sdl-send")
+        defer { directory.remove() }
+        let earlier = try Delivery(directory: directory, adjust: { $0.appID = "sdl" })
+        earlier.ingest.stop()
+        earlier.track(0..<50)
+        await earlier.client.flush()
+        await earlier.client.shutdown()
+        for file in Self.batchFiles(in: directory) {
+            let folder = (file as NSString).deletingLastPathComponent
+            let name = (file as NSString).lastPathComponent
+            let upper = String(name.prefix(15)) + name.dropFirst(15).dropLast(".batch".count).uppercased() + ".batch"
+            try FileManager.default.moveItem(atPath: directory.path + "/" + file, toPath: directory.path + "/" + folder + "/" + upper)
+            try Data().write(to: URL(fileURLWithPath: directory.path + "/" + folder + "/9223372036854775807-r-00000000-0000-0000-0000-000000000009.batch"))
+        }
+        let ingest = try LocalIngest()
+        defer { ingest.stop() }
+        let (status, console) = await sdl(
+            "send", "after_the_rename", "--endpoint", ingest.endpoint.absoluteString, "--key", "sdl_sec_cli_test_000000",
+            "--storage", directory.path, "--timeout", "20"
+        )
+        #expect(status == 0, "\(console.errors)")
+        #expect(ingest.receivedEvents.count == 51, "the 50 left behind and the new one")
     }
 
     @Test("names with a sequence past twelve digits (Int.max) are not ours: quarantined, and the launch does not trap")
