@@ -57,14 +57,16 @@ struct ServiceLifecycleTests {
         #expect(log.withLock { $0 } == ["third stopping, cancelled: false", "second stopping, cancelled: false", "first stopping, cancelled: false"])
     }
 
-    @Test("the article's AnalyticsService, listed before the server: SIGTERM stops the server first; every event, its last requests' too, reaches a 300 ms edge; the group returns")
-    func documentedService() async throws {
+    /// Runs `analytics` before a `FakeHTTPServer` in a group against a 300 ms edge, sends the
+    /// group's graceful shutdown (what SIGTERM does), and returns once the group has ended.
+    /// - Returns: The delivery, and whether the server drained before analytics stopped.
+    private func runServerThenShutDown(_ makeAnalytics: (SimpleDataLogsClient) -> any Service) async throws -> (Delivery, Bool) {
         let delivery = try Delivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(300)), key: "sdl_sec_test0000000000", adjust: {
             $0.batchSize = 200
         })
         let (stopped, stoppedSignal) = AsyncStream.makeStream(of: Void.self)
         let group = ServiceGroup(
-            services: [AnalyticsService(client: delivery.client), FakeHTTPServer(analytics: delivery.client, stopped: stoppedSignal)],
+            services: [makeAnalytics(delivery.client), FakeHTTPServer(analytics: delivery.client, stopped: stoppedSignal)],
             gracefulShutdownSignals: [.sigterm],
             logger: Logger(label: "test")
         )
@@ -72,8 +74,15 @@ struct ServiceLifecycleTests {
         await delivery.test.drain()
         await group.triggerGracefulShutdown()
         try await running.value
+        stoppedSignal.finish()
         var iterator = stopped.makeAsyncIterator()
-        #expect(await iterator.next() != nil, "the server drained before analytics stopped")
+        return (delivery, await iterator.next() != nil)
+    }
+
+    @Test("the article's AnalyticsService, listed before the server: SIGTERM stops the server first; every event, its last requests' too, reaches a 300 ms edge; the group returns")
+    func documentedService() async throws {
+        let (delivery, serverDrainedFirst) = try await runServerThenShutDown { AnalyticsService(client: $0) }
+        #expect(serverDrainedFirst, "the server drained before analytics stopped")
         #expect(delivery.deliveredSeqs == Array(0..<600), "the drained requests' events were sent too")
         let counters = delivery.client.counters
         #expect(counters.delivered == 600 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
@@ -84,19 +93,7 @@ struct ServiceLifecycleTests {
 
     @Test("service-lifecycle's own bridge, cancelWhenGracefulShutdown { await client.run() }: the cancellation no longer cuts the last send")
     func cancellingBridge() async throws {
-        let delivery = try Delivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(300)), key: "sdl_sec_test0000000000", adjust: {
-            $0.batchSize = 200
-        })
-        let (stopped, stoppedSignal) = AsyncStream.makeStream(of: Void.self)
-        let group = ServiceGroup(
-            services: [CancellingBridgeService(client: delivery.client), FakeHTTPServer(analytics: delivery.client, stopped: stoppedSignal)],
-            logger: Logger(label: "test")
-        )
-        let running = Task { try await group.run() }
-        await delivery.test.drain()
-        await group.triggerGracefulShutdown()
-        try await running.value
-        _ = stopped
+        let (delivery, _) = try await runServerThenShutDown { CancellingBridgeService(client: $0) }
         #expect(delivery.deliveredSeqs == Array(0..<600))
         #expect(delivery.client.counters.delivered == 600)
         #expect(delivery.test.log.lines.allSatisfy { !$0.message.contains("cancelled") }, "no send was cancelled")
