@@ -99,7 +99,8 @@ struct PipelineTests {
         await test.drain()
         let reached = await whileCooperativePoolIsBlocked {
             for index in 0..<1_000 { client.track("while-saturated", properties: ["i": .int(Int64(index))]) }
-            return client.blockUntilJournaled(atLeast: 1_001, timeout: .seconds(20))
+            // Generous under a sanitizer, where the whole suite shares 2 cores with this test.
+            return client.blockUntilJournaled(atLeast: 1_001, timeout: .seconds(20 * sanitizerSlack))
         }
         #expect(reached, "the journal advanced with no pool thread free")
         #expect(try await test.flushedEvents().count == 1_001)

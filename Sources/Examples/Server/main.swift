@@ -4,7 +4,8 @@
 // terminal, then `swift run ExampleServer`, and stop it with Ctrl-C.
 //
 // Environment: SDL_ENDPOINT (http://localhost:4001), SDL_INGEST_KEY, SDL_STORAGE_DIR,
-// EXAMPLE_WAVES (20), EXAMPLE_HANDLERS (100 per wave), EXAMPLE_PAUSE_MS (200 between waves), and
+// EXAMPLE_WAVES (20), EXAMPLE_HANDLERS (100 per wave), EXAMPLE_PAUSE_MS (200 between waves),
+// EXAMPLE_SHUTDOWN_SECONDS (5, the last send's limit), and
 // EXAMPLE_IDLE=1 to keep serving (idle) after the waves until SIGTERM or SIGINT instead of
 // shutting down by itself.
 import Foundation
@@ -38,6 +39,7 @@ func setting(_ name: String, default value: Int) -> Int { environment[name].flat
 let waves = setting("EXAMPLE_WAVES", default: 20)
 let handlersPerWave = setting("EXAMPLE_HANDLERS", default: 100)
 let pause = Duration.milliseconds(setting("EXAMPLE_PAUSE_MS", default: 200))
+let shutdownLimit = Duration.seconds(setting("EXAMPLE_SHUTDOWN_SECONDS", default: 5))
 
 let analytics = SimpleDataLogsClient()
 var configuration = SimpleDataLogsClient.Configuration.server(
@@ -49,7 +51,7 @@ analytics.configure(configuration)
 #if os(Linux)
 // SIGTERM (a container stopping) or SIGINT (Ctrl-C): stop taking events, journal what is queued,
 // send once within 5 seconds, keep the rest on disk, and exit with 128 + the signal.
-analytics.shutdownOnTerminationSignals(timeLimit: .seconds(5))
+analytics.shutdownOnTerminationSignals(timeLimit: shutdownLimit)
 #endif
 print("serving \(waves) waves of \(handlersPerWave) requests")
 
@@ -74,5 +76,5 @@ if environment["EXAMPLE_IDLE"] == "1" {
 #endif
 
 // The traffic ended by itself: the same bounded shutdown as on SIGTERM.
-await analytics.shutdown(timeLimit: .seconds(5))
+await analytics.shutdown(timeLimit: shutdownLimit)
 print("handled \(waves * handlersPerWave) requests; \(analytics.counters)")

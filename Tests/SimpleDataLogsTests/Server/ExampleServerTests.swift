@@ -24,6 +24,9 @@ struct ExampleServerTests {
             "EXAMPLE_HANDLERS": "20",
             "EXAMPLE_PAUSE_MS": "100",
             "EXAMPLE_IDLE": "1",
+            // 5 s, the default; under a sanitizer (everything 5 to 20 times slower, the ingest
+            // too) the same promise needs a longer limit.
+            "EXAMPLE_SHUTDOWN_SECONDS": String(5 * sanitizerSlack),
         ])
         // Three waves handled (their progress lines are on standard error) and the next under
         // way: SIGTERM lands while handlers are tracking, whatever the machine's speed.
