@@ -37,6 +37,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     private var failureEpisodeLogged = false
     /// Retries of batches whose files could not be read (a local fault, not the edge's).
     private var readBackoff = Backoff()
+    /// Whether the current pass met a local fault (for ``retryLater(_:)``).
+    private var localFaultInPass = false
     /// Failed tries in a row of each batch, and the batches that failed ``demotionThreshold``
     /// times: those are tried after the others, so one batch the edge always fails (a body that
     /// trips it) cannot hold back every batch behind it.
@@ -95,8 +97,9 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         }
         var tried: Set<UUID> = []
         var unreadable: [(StoredBatch, FileSystemError)] = []
+        localFaultInPass = false
         while !Task.isCancelled {
-            // An array, not a lazy view: the view would be filtered again after `tried` changes.
+            // Arrays, not lazy views: a view would be filtered again after `tried` changes.
             let queued = await journal.sealedBatches.filter { !tried.contains($0.id) }
             let next = Array((queued.filter { !demoted.contains($0.id) } + queued.filter { demoted.contains($0.id) }).prefix(settings.maxConcurrentRequests))
             guard !next.isEmpty, intake.isEnabled else { break }
@@ -119,8 +122,12 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     /// blocks the batches behind it nor spins.
     private func retryLater(_ unreadable: [(StoredBatch, FileSystemError)]) {
         guard let (batch, error) = unreadable.first else {
-            if readBackoff.consecutiveFailures > 0 { readBackoff.recordSuccess() }
-            unreadableLogged = false
+            // A pass with no local fault at all ends the episode; one whose split the disk
+            // refused keeps its backoff growing, so a full disk is not retried every second.
+            if !localFaultInPass {
+                if readBackoff.consecutiveFailures > 0 { readBackoff.recordSuccess() }
+                unreadableLogged = false
+            }
             return
         }
         if !unreadableLogged {
@@ -133,6 +140,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     /// A local fault (a file that cannot be read, halves the disk would not take) kept a batch
     /// back: a timer with its own backoff tries again, unless a backoff or probe timer runs.
     private func scheduleLocalRetry() {
+        localFaultInPass = true
         let delay = readBackoff.recordFailure(retryAfter: nil, using: &random)
         if resumeAt == nil, !probe.isPaused { scheduleTimer(after: delay) }
     }
