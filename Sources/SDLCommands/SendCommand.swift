@@ -22,8 +22,9 @@ enum SendCommand {
           --help             this text
 
         Exit status:
-          0   delivered (and nothing else is waiting in the storage folder)
-          1   not deliverable: the ingest rejected the event or set its batch aside
+          0   delivered: the ingest acknowledged it (and nothing else is waiting in the storage folder)
+          1   not deliverable: the ingest rejected the event or set its batch aside, or
+              acknowledged nothing while events left the outbox undelivered
           64  usage error: the message says what to type instead
           75  not delivered yet but safe on disk (ingest down, a 401, a backoff longer than the
               timeout): the next `sdl send` with the same storage folder sends it
