@@ -8,9 +8,7 @@ struct DurableCopyTests {
     @Test("rewriting the journal after a failed write never truncates it: the records under the watermark stay on disk while the disk fails")
     func rewriteNeverTruncates() async throws {
         let fileSystem = FaultInjectingFileSystem()
-        var hooks = TestHooks()
-        hooks.fileSystem = fileSystem
-        let test = TestClient(hooks: hooks)
+        let test = TestClient(hooks: fileSystem.hooks)
         for seq in 0..<10 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
         #expect(test.client.journalWatermark.eventsWritten == 10)

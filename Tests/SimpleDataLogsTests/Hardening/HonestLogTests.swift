@@ -9,9 +9,7 @@ struct HonestLogTests {
     func readOnlyFolder() async throws {
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.failCreatingDirectories(containing: "/areas/a", with: EROFS)
-        var hooks = TestHooks()
-        hooks.fileSystem = fileSystem
-        let test = TestClient(hooks: hooks)
+        let test = TestClient(hooks: fileSystem.hooks)
         test.client.track("e")
         await test.drain()
         let errors = test.log.lines.filter { $0.level == .error }.map(\.message)

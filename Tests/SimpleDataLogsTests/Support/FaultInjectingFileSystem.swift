@@ -91,3 +91,12 @@ final class FaultInjectingFileSystem: FileSystem {
     func isRegularFile(_ path: String) -> Bool { real.isRegularFile(path) }
     func isDirectory(_ path: String) -> Bool { real.isDirectory(path) }
 }
+
+extension FaultInjectingFileSystem {
+    /// Test hooks whose file system is this one.
+    var hooks: TestHooks {
+        var hooks = TestHooks()
+        hooks.fileSystem = self
+        return hooks
+    }
+}
