@@ -16,6 +16,10 @@ extension JournalActor {
             logger.error("No storage folder; the outbox is kept in memory only (bounded by the caps).")
             return
         }
+        if let distrust = Self.distrust(of: layout.root) {
+            logger.error("The storage folder \(layout.root) \(distrust): another user could plant files in it. The outbox is kept in memory only; use a folder of this process's user.")
+            return
+        }
         do {
             try fileSystem.createDirectory(layout.areasFolder, mode: 0o700)
             try fileSystem.createDirectory(layout.quarantineFolder, mode: 0o700)
@@ -46,6 +50,21 @@ extension JournalActor {
         }
         if recovered > 0 { logger.info("Recovered \(recovered) events left by an earlier run; sending them now.") }
         enforceCaps()
+    }
+
+    /// Why the storage folder must not be trusted, or `nil` when it may: it belongs to another
+    /// user (other than root: a volume mounted for a container is often root's, shared through
+    /// its group), or anyone may write in it. A folder that does not exist yet is made by us, 0700.
+    static func distrust(of root: String) -> String? {
+        var info = stat()
+        guard stat(root, &info) == 0 else { return nil }
+        if info.st_uid != geteuid() && info.st_uid != 0 {
+            return "belongs to user \(info.st_uid), not to this process's user (\(geteuid()))"
+        }
+        if info.st_mode & S_IWOTH != 0 && info.st_mode & S_ISVTX == 0 {
+            return "is writable by every user"
+        }
+        return nil
     }
 
     /// What the folders of an area held.

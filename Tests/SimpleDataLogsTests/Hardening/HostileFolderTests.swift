@@ -26,3 +26,28 @@ struct HostileFolderTests {
         victim.remove()
     }
 }
+
+@Suite("Hardening: a storage folder of another user")
+struct ForeignFolderTests {
+    @Test("a storage folder owned by another (non-root) user, or writable by everyone, is not trusted: one error line, memory only, nothing written in it")
+    func foreignFolder() async throws {
+        for setUp in ["owned by nobody", "world-writable"] {
+            let directory = TemporaryDirectory()
+            try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+            if setUp == "owned by nobody" {
+                #expect(chown(directory.path, 65_534, 65_534) == 0, "the tests run as root")
+            } else {
+                #expect(chmod(directory.path, 0o777) == 0)
+            }
+            let test = TestClient(directory: directory)
+            test.client.track("e")
+            await test.drain()
+            let errors = test.log.lines.filter { $0.level == .error }.map(\.message)
+            #expect(errors.contains { $0.contains("another user could plant files") }, "\(setUp): \(errors)")
+            #expect(JournalReader.files(under: directory.path).isEmpty, "\(setUp): nothing written")
+            #expect(test.client.journalWatermark.eventsWritten == 0)
+            await test.tearDown()
+        }
+        #expect(JournalActor.distrust(of: "/nonexistent-\(UUID().uuidString)") == nil, "a folder to be made is ours")
+    }
+}
