@@ -30,7 +30,7 @@ final class Intake: Sendable {
         case ignoredAfterShutdown
     }
 
-    private struct State: Sendable {
+    private struct State: ParksWaiters {
         var items: [IntakeItem] = []
         /// The opt-out's state: `setEnabled`.
         var enabled = true
@@ -47,8 +47,7 @@ final class Intake: Sendable {
         var backlog: Backlog
         let preConfigureLimit: Int
         /// Callers of ``waitForRoom(cost:)``, oldest first.
-        var roomWaiters: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
-        var nextWaiterID = 0
+        var waiters = WaiterQueue()
         /// Events among `items` while not configured.
         var heldBeforeConfigure = 0
         var skippedInEpisode = 0
@@ -143,28 +142,9 @@ final class Intake: Sendable {
     /// waits; the journal's ``release(_:bytes:)`` wakes it. The caller then tries
     /// ``accept(cost:waitsWhenFull:_:)`` again: another caller may have taken the room first.
     func waitForRoom(cost: Int) async {
-        let id: Int = state.withLock { state in
-            defer { state.nextWaiterID += 1 }
-            return state.nextWaiterID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow: Bool = state.withLock { state in
-                    if state.shutDown || !state.accepting || Task.isCancelled
-                        || state.backlog.hasRoom(inFlight: state.inFlight, inFlightBytes: state.inFlightBytes, cost: cost) {
-                        return true
-                    }
-                    state.roomWaiters.append((id, continuation))
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
-                guard let index = state.roomWaiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.roomWaiters.remove(at: index).continuation
-            }
-            waiter?.resume()
+        await state.park { state in
+            state.shutDown || !state.accepting
+                || state.backlog.hasRoom(inFlight: state.inFlight, inFlightBytes: state.inFlightBytes, cost: cost)
         }
     }
 
@@ -189,7 +169,7 @@ final class Intake: Sendable {
             if case .setEnabled(let enabled) = item {
                 state.enabled = enabled
                 state.accepting = enabled
-                if !enabled { waiters = Self.takeAllWaiters(&state) }
+                if !enabled { waiters = state.waiters.takeAll() }
             }
             Self.append(item, to: &state.items)
             return (state.configured && Self.claimWake(&state), waiters, false)
@@ -204,7 +184,7 @@ final class Intake: Sendable {
     func stopAccepting() {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
             state.accepting = false
-            return Self.takeAllWaiters(&state)
+            return state.waiters.takeAll()
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -272,7 +252,7 @@ final class Intake: Sendable {
     func shutDown() {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
             state.shutDown = true
-            return Self.takeAllWaiters(&state)
+            return state.waiters.takeAll()
         }
         for waiter in waiters { waiter.resume() }
         wakeContinuation.finish()
@@ -315,16 +295,8 @@ final class Intake: Sendable {
     /// The oldest waiters, as many as there are free event slots: each may take one. Woken
     /// waiters that lose the room to a plain `track()` simply wait again.
     private static func takeWaitersThatFit(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        let free = state.backlog.events - state.inFlight
-        guard free > 0, !state.roomWaiters.isEmpty, state.inFlightBytes < state.backlog.bytes else { return [] }
-        let count = min(free, state.roomWaiters.count)
-        defer { state.roomWaiters.removeFirst(count) }
-        return state.roomWaiters.prefix(count).map(\.continuation)
-    }
-
-    private static func takeAllWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        defer { state.roomWaiters = [] }
-        return state.roomWaiters.map(\.continuation)
+        guard state.inFlightBytes < state.backlog.bytes else { return [] }
+        return state.waiters.takeFirst(state.backlog.events - state.inFlight)
     }
 
     private static func claimWake(_ state: inout State) -> Bool {

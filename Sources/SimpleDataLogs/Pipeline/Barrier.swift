@@ -4,10 +4,9 @@ import Dispatch
 /// resumes when the last stage has passed it. `flush()` uses it to know that every event tracked
 /// before the call is in the journal.
 final class Barrier: Sendable {
-    private struct State: Sendable {
+    private struct State: ParksWaiters {
         var passed = false
-        var nextWaiter = 0
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var waiters = WaiterQueue()
         var blockedThreads: [DispatchSemaphore] = []
     }
 
@@ -17,11 +16,8 @@ final class Barrier: Sendable {
     func pass() {
         let (waiters, threads) = state.withLock { state in
             state.passed = true
-            defer {
-                state.waiters = [:]
-                state.blockedThreads = []
-            }
-            return (Array(state.waiters.values), state.blockedThreads)
+            defer { state.blockedThreads = [] }
+            return (state.waiters.takeAll(), state.blockedThreads)
         }
         // Resumed outside the lock: a resumed task may run at once and come back to this lock.
         for waiter in waiters { waiter.resume() }
@@ -43,22 +39,6 @@ final class Barrier: Sendable {
     /// Returns once the barrier has been passed, or at once when the calling task is cancelled
     /// (the work behind the barrier goes on regardless).
     func wait() async {
-        let id: Int = state.withLock { state in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow: Bool = state.withLock { state in
-                    if state.passed || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-            waiter?.resume()
-        }
+        await state.park { $0.passed }
     }
 }

@@ -28,10 +28,9 @@ struct Logger: Sendable { var label: String }
 
 /// One service's graceful-shutdown trigger (service-lifecycle's `GracefulShutdownManager`).
 final class GracefulShutdownTrigger: Sendable {
-    private struct State: Sendable {
+    private struct State: ParksWaiters {
         var triggered = false
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var next = 0
+        var waiters = WaiterQueue()
     }
 
     private let state = Locked(State())
@@ -41,33 +40,16 @@ final class GracefulShutdownTrigger: Sendable {
     var isTriggered: Bool { state.withLock { $0.triggered } }
 
     func trigger() {
-        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
+        let waiters = state.withLock { state in
             state.triggered = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+            return state.waiters.takeAll()
         }
         for waiter in waiters { waiter.resume() }
     }
 
     /// Returns when triggered, or when the calling task is cancelled.
     func wait() async {
-        let id: Int = state.withLock { state in
-            defer { state.next += 1 }
-            return state.next
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now: Bool = state.withLock { state in
-                    if state.triggered || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-            waiter?.resume()
-        }
+        await state.park { $0.triggered }
     }
 }
 
