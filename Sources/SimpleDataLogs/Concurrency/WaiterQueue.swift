@@ -14,29 +14,29 @@ package struct WaiterQueue: Sendable {
     package var count: Int { waiters.count }
 
     /// An id for the next waiter.
-    mutating func makeID() -> Int {
+    package mutating func makeID() -> Int {
         defer { nextID += 1 }
         return nextID
     }
 
-    mutating func append(_ id: Int, _ continuation: CheckedContinuation<Void, Never>) {
+    package mutating func append(_ id: Int, _ continuation: CheckedContinuation<Void, Never>) {
         waiters.append((id, continuation))
     }
 
     /// The waiter `id`, taken out, if it still waits.
-    mutating func remove(_ id: Int) -> CheckedContinuation<Void, Never>? {
+    package mutating func remove(_ id: Int) -> CheckedContinuation<Void, Never>? {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
         return waiters.remove(at: index).continuation
     }
 
     /// Every waiter, taken out; resume them after the lock.
-    mutating func takeAll() -> [CheckedContinuation<Void, Never>] {
+    package mutating func takeAll() -> [CheckedContinuation<Void, Never>] {
         defer { waiters = [] }
         return waiters.map(\.continuation)
     }
 
     /// The `count` oldest waiters, taken out; resume them after the lock.
-    mutating func takeFirst(_ count: Int) -> [CheckedContinuation<Void, Never>] {
+    package mutating func takeFirst(_ count: Int) -> [CheckedContinuation<Void, Never>] {
         let taken = min(max(count, 0), waiters.count)
         defer { waiters.removeFirst(taken) }
         return waiters.prefix(taken).map(\.continuation)
