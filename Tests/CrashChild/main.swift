@@ -4,10 +4,11 @@ import SimpleDataLogs
 
 // A child process for the crash-capture tests.
 //
-//   CrashChild <mode> <recordPath|none>
+//   CrashChild <mode> <folder|none>
 //
-// installs the fatal-signal recorder writing to <recordPath> (with `none`, nothing: the control
-// child), prints "installed" or "control", then crashes as <mode> says:
+// creates a record file in <folder> as the SDK does (`crash-<uuid>.record`, locked), installs the
+// fatal-signal recorder writing to it (with `none`, nothing: the control child), prints
+// "installed" or "control", then crashes as <mode> says:
 //   fatalError    fatalError("boom")                       SIGILL on x86_64, SIGTRAP on arm64
 //   forceUnwrap   a force-unwrapped nil                    same
 //   overflow      an Int overflow                          same
@@ -31,15 +32,21 @@ func say(_ line: String) {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 2 else {
-    say("usage: CrashChild fatalError|forceUnwrap|overflow|segv|stackOverflow|abort|exit <recordPath|none>")
+    say("usage: CrashChild fatalError|forceUnwrap|overflow|segv|stackOverflow|abort|exit <folder|none>")
     exit(64)
 }
 if arguments[1] != "none" {
-    guard FatalSignalRecorder.install(recordPath: arguments[1]) else {
+    let fileSystem = PosixFileSystem()
+    guard let file = try? CrashRecordFiles.create(in: arguments[1], fileSystem: fileSystem),
+          FatalSignalRecorder.install(recordDescriptor: file.descriptor) else {
         say("install failed")
         exit(65)
     }
-    say(FatalSignalRecorder.install(recordPath: arguments[1] + ".second") ? "second install succeeded" : "installed")
+    // A second install in the same process is refused; its file is discarded as the SDK does.
+    let second = try? CrashRecordFiles.create(in: arguments[1], fileSystem: fileSystem)
+    let secondInstalled = second.map { FatalSignalRecorder.install(recordDescriptor: $0.descriptor) } ?? false
+    if !secondInstalled { second?.discard() }
+    say(secondInstalled ? "second install succeeded" : "installed")
 } else {
     say("control")
 }

@@ -11,11 +11,17 @@ import SimpleDataLogs
 //       as the journal confirms them, until the parent kills it.
 //   OutboxCrashChild hold <folder> <count>
 //       tracks `count` events, prints "ready", and waits to be killed (it holds its area).
+//   OutboxCrashChild hold-gated <folder>
+//       configures with its journal held shut (nothing is ever written), prints "ready", and
+//       waits to be killed.
 //   OutboxCrashChild exit-plain <folder> <count>
 //       a command-line tool through the static façade: tracks and returns from main without
 //       calling anything (the exit hook journals; the next run sends).
 //   OutboxCrashChild exit-shutdown <folder> <count>
 //       the same, ending with `await SimpleDataLogs.shutdown()` (everything sent before exit).
+//   OutboxCrashChild on-cue <folder> <name>
+//       a client with `.crashes` tracks <name>, prints "ready" once it is journaled, then reads
+//       one line: "crash" aborts the process, anything else exits 0.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
@@ -60,6 +66,16 @@ if mode.hasPrefix("crash-") {
     exit(0)
 }
 
+if mode == "on-cue" {
+    let client = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), hooks: { var hooks = TestHooks(); hooks.startsUploader = false; return hooks }(), environment: [:])
+    client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_crashes000000", endpoint: URL(string: "http://127.0.0.1:9")!, autocapture: .crashes, storageDirectory: folder))
+    client.track(argument(2))
+    _ = client.blockUntilJournaled(atLeast: 1, timeout: .seconds(30))
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    if readLine() == "crash" { abort() }
+    exit(0)
+}
+
 if mode.hasPrefix("exit-") {
     // The façade, as a tool would use it; SDL_TEST_ENDPOINT names the local ingest.
     let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:9")!
@@ -71,6 +87,8 @@ if mode.hasPrefix("exit-") {
 }
 var hooks = TestHooks()
 if mode == "seal" { hooks.crashPoint = SealCrashPoint(rawValue: argument(2)) }
+// A journal that never writes: what the client took at launch is in memory only when killed.
+if mode == "hold-gated" { hooks.writerGate = WriterGate() }
 // SDL_TEST_ENDPOINT: a local ingest to deliver to; without it the child only writes its outbox.
 let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:))
 if endpoint == nil { hooks.startsUploader = false }
@@ -108,6 +126,9 @@ case "hold":
     let count = Int(argument(2)) ?? 10
     for seq in 0..<count { client.track("held", properties: ["seq": .int(Int64(seq))]) }
     _ = client.blockUntilJournaled(atLeast: count, timeout: .seconds(30))
+    say("ready")
+    while true { pause() }
+case "hold-gated":
     say("ready")
     while true { pause() }
 default:

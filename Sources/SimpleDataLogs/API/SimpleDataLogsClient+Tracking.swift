@@ -75,18 +75,24 @@ extension SimpleDataLogsClient {
 
     /// The hot path: stamp, enqueue, return. The event is built by a non-escaping closure inside
     /// the intake's lock, so `track()` allocates nothing beyond the event itself.
-    func record(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?, origin requested: Event.Origin = .live) {
+    @discardableResult
+    func record(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?, origin requested: Event.Origin = .live) -> Bool {
         let now = wallClock.nowMilliseconds
         let source = Self.deviceIDSource(deviceID)
         let timestamp = date?.millisecondsSince1970 ?? now
         let origin: Event.Origin = date == nil ? requested : .backdated
         let cost = Event.memoryCost(name: name, properties: properties, deviceID: deviceID)
-        report(intake.accept(cost: cost) { ids in
+        let acceptance = intake.accept(cost: cost) { ids in
             Event(
                 name: name, id: eventID ?? ids.next(milliseconds: now), timestamp: timestamp, trackedAt: now,
                 properties: properties, origin: origin, deviceIDSource: source, memoryCost: cost
             )
-        })
+        }
+        report(acceptance)
+        switch acceptance {
+        case .accepted, .acceptedDroppingOldest: return true
+        case .ignoredWhileDisabled, .ignoredAfterShutdown, .skippedBacklog, .full: return false
+        }
     }
 
     /// Where an event's device id comes from, decided at the call: a per-event id, else the

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Records fatal signals on Linux into a crash record file, for `app_crashed` at the next launch.
 ///
-/// ``install(recordPath:)`` sets an async-signal-safe handler for `SIGILL`, `SIGTRAP`,
+/// ``install(recordDescriptor:)`` sets an async-signal-safe handler for `SIGILL`, `SIGTRAP`,
 /// `SIGABRT`, `SIGBUS`, `SIGFPE` and `SIGSEGV`. Swift traps (`fatalError`, a force-unwrapped
 /// `nil`, overflow, a failed precondition) arrive as `SIGILL` on x86_64 and `SIGTRAP` on arm64; a
 /// bad pointer and a stack overflow as `SIGSEGV`; `abort()` as `SIGABRT`. At the crash the handler
@@ -17,13 +17,13 @@ import Synchronization
 /// The runtime's own message ("Fatal error: …") goes only to standard error; the record has the
 /// signal, not the message.
 ///
-/// At the next launch, ``takeReport(recordPath:)`` reads the record into a ``CrashReport``.
+/// At the next launch, ``report(fromRecord:)`` turns the record into a ``CrashReport``.
 ///
 /// The handler is process-wide. With several SDK instances exactly one records: the first to
-/// install; a later ``install(recordPath:)`` returns false and changes nothing. The instance that
+/// install; a later ``install(recordDescriptor:)`` returns false and changes nothing. The instance that
 /// sends the crash at the next launch is the one whose outbox folder holds the record file.
 ///
-/// Limits: the alternate stack is set for the thread that calls ``install(recordPath:)`` (call
+/// Limits: the alternate stack is set for the thread that calls ``install(recordDescriptor:)`` (call
 /// it from the main thread); a stack overflow on another thread that has no alternate stack of
 /// its own kills the process unrecorded. Modules loaded after install appear as bare addresses.
 /// Signals are not captured on Apple platforms, where only uncaught `NSException`s are.
@@ -34,22 +34,17 @@ package enum FatalSignalRecorder {
     /// frames of 25 bytes and the header.
     static let bufferCapacity = 8_192
 
-    /// Installs the handler, writing to `recordPath` at a crash.
+    /// Installs the handler, writing to `recordDescriptor` at a crash.
     ///
-    /// Opens (creates or empties) the record file with mode 0600, formats the module map, warms
-    /// up `backtrace(3)`, allocates the buffers and the alternate stack, saves the six signals'
-    /// actions and installs the handler. Call ``takeReport(recordPath:)`` first: this empties the
-    /// file.
-    /// - Parameter recordPath: The record file, in the installing instance's outbox folder.
+    /// Formats the module map, warms up `backtrace(3)`, allocates the buffers and the alternate
+    /// stack, saves the six signals' actions and installs the handler.
+    /// - Parameter recordDescriptor: An empty record file, open for writing
+    ///   (``CrashRecordFiles/create(in:fileSystem:)``). On success the recorder owns it and keeps
+    ///   it open (and so locked) for the life of the process.
     /// - Returns: True when this call installed the handler; false when another instance already
-    ///   has (process-wide, the first install wins) or the file cannot be opened.
-    package static func install(recordPath: String) -> Bool {
+    ///   has (process-wide, the first install wins); the caller keeps the descriptor then.
+    package static func install(recordDescriptor descriptor: Int32) -> Bool {
         guard handlerClaimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
-            return false
-        }
-        let descriptor = open(recordPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            handlerClaimed.store(false, ordering: .releasing)
             return false
         }
         let state = makeState(descriptor: descriptor)
@@ -73,8 +68,8 @@ package enum FatalSignalRecorder {
         return true
     }
 
-    /// Restores the actions the six signals had before ``install(recordPath:)``, closes the
-    /// record file and frees the buffers (the alternate stack stays: threads may still point at
+    /// Restores the actions the six signals had before ``install(recordDescriptor:)``, closes the
+    /// record file (which gives up its lock) and frees the buffers (the alternate stack stays: threads may still point at
     /// it). For tests; must not race a crash on another thread.
     package static func uninstall() {
         guard let state = UnsafeMutablePointer<HandlerState>(bitPattern: handlerStateAddress.load(ordering: .acquiring)) else { return }
@@ -91,17 +86,14 @@ package enum FatalSignalRecorder {
         handlerClaimed.store(false, ordering: .releasing)
     }
 
-    /// Reads the record an earlier launch left, deletes the file and returns the crash.
+    /// The crash a record's bytes describe (see ``CrashRecordFiles/takeLeftovers(in:fileSystem:)``).
     ///
     /// Each frame becomes `module+0xoffset` from the saved module map, plus a symbol name when
     /// this process has the same file mapped (`dladdr` on the same offset here). A malformed or
     /// truncated record gives what could be read.
-    /// - Parameter recordPath: The record file.
-    /// - Returns: The crash, or nil when there is no file, or it is empty (installed, no crash;
-    ///   the empty file is deleted).
-    package static func takeReport(recordPath: String) -> CrashReport? {
-        guard let bytes = readFile(recordPath) else { return nil }
-        _ = unlink(recordPath)
+    /// - Parameter bytes: The record file's contents.
+    /// - Returns: The crash, or nil when `bytes` is empty (installed, no crash).
+    package static func report(fromRecord bytes: [UInt8]) -> CrashReport? {
         guard let record = CrashRecord.parse(bytes) else { return nil }
         let symbolizer = CrashSymbolizer(
             currentModules: ProcessModuleMap.modules(fromMaps: String(decoding: readFile("/proc/self/maps") ?? [], as: UTF8.self)),

@@ -1,28 +1,73 @@
 extension SimpleDataLogsClient {
-    /// At `configure`: sends the crash an earlier run recorded (as `app_crashed`, through the
-    /// pipeline so it gets the device id), then, with `.crashes`, installs the process-wide
-    /// recorder for this run.
+    /// At `configure`: sends the crashes earlier runs recorded in this folder (as `app_crashed`,
+    /// through the pipeline so they get the device id), then, with `.crashes`, installs the
+    /// process-wide recorder for this run.
     ///
     /// Runs on the caller's thread, once, because the recorder's alternate signal stack belongs
-    /// to the installing thread (usually the main thread, which is where stack overflows happen),
-    /// and because the old record must be read before the new install empties the file. The
-    /// blocking work is a folder check and one small file read: a deliberate exception at launch.
-    /// The first client to install records for the whole process; its folder holds the record.
+    /// to the installing thread (usually the main thread, which is where stack overflows happen).
+    /// The blocking work is a folder listing and a few small file reads: a deliberate exception
+    /// at launch. The first client to install records for the whole process; its folder holds
+    /// the record.
+    ///
+    /// A record is deleted only after its event is on disk: the pipeline carries it behind the
+    /// event to the outbox (``IntakeItem/crashRecordHandedOver(_:)``), which deletes it then.
     func captureCrashes(in directory: String, configuration: Configuration, logger: SDKLogger) {
-        #if os(Linux) && canImport(Glibc)
-        let recordPath = directory + "/" + CrashRecordLocation.fileName
-        if let report = FatalSignalRecorder.takeReport(recordPath: recordPath) {
-            // The opt-out discards a saved crash: the record is already gone, nothing is sent.
-            if intake.isEnabled {
-                record("app_crashed", properties: report.properties(redaction: configuration.crashReasonRedaction), at: nil, eventID: nil, deviceID: nil, origin: .autocaptured)
-                logger.info("Sending the crash the last run recorded (\(report.exceptionName)).")
+        let fileSystem = hooks.fileSystem
+        // A folder another user can write to could hold a planted record: the outbox refuses the
+        // folder (and says so once), and so does crash capture.
+        guard JournalActor.distrust(of: directory) == nil else { return }
+        for leftover in CrashRecordFiles.takeLeftovers(in: directory, fileSystem: fileSystem) {
+            // The opt-out discards a saved crash: nothing is sent.
+            guard intake.isEnabled, let report = Self.crashReport(fromRecord: leftover.bytes) else {
+                leftover.file.discard()
+                continue
+            }
+            let accepted = record(
+                "app_crashed", properties: report.properties(redaction: configuration.crashReasonRedaction),
+                at: nil, eventID: leftover.file.eventID, deviceID: nil, origin: .autocaptured
+            )
+            if accepted {
+                intake.enqueue(.crashRecordHandedOver(leftover.file))
+                logger.info("Sending the crash an earlier run recorded (\(report.exceptionName)).")
+            } else {
+                leftover.file.release()
             }
         }
         guard configuration.autocapture.contains(.crashes), intake.isEnabled else { return }
-        try? hooks.fileSystem.createDirectory(directory, mode: 0o700)
-        if !FatalSignalRecorder.install(recordPath: recordPath) {
+        installCrashRecorder(in: directory, fileSystem: fileSystem, logger: logger)
+    }
+
+    /// Creates this run's record file and installs the platform's recorder writing to it.
+    private func installCrashRecorder(in directory: String, fileSystem: any FileSystem, logger: SDKLogger) {
+        #if (os(Linux) && canImport(Glibc)) || (canImport(ObjectiveC) && canImport(Darwin))
+        let file: CrashRecordFile
+        do {
+            try fileSystem.createDirectory(directory, mode: 0o700)
+            file = try CrashRecordFiles.create(in: directory, fileSystem: fileSystem)
+        } catch {
+            logger.warning("Crash capture is off for this run: the storage folder refused its record file (\(error)).")
+            return
+        }
+        #if os(Linux)
+        let installed = FatalSignalRecorder.install(recordDescriptor: file.descriptor)
+        #else
+        let installed = UncaughtExceptionRecorder.install(recordDescriptor: file.descriptor)
+        #endif
+        if !installed {
+            file.discard()
             logger.debug("Crash capture is already installed by another client in this process; that client records crashes.")
         }
+        #endif
+    }
+
+    /// The platform's reading of a record.
+    private static func crashReport(fromRecord bytes: [UInt8]) -> CrashReport? {
+        #if os(Linux) && canImport(Glibc)
+        FatalSignalRecorder.report(fromRecord: bytes)
+        #elseif canImport(ObjectiveC) && canImport(Darwin)
+        UncaughtExceptionRecorder.report(fromRecord: bytes)
+        #else
+        CrashRecord.parse(bytes).map { CrashReport(record: $0, symbolizer: CrashSymbolizer(currentModules: [], symbolName: { _ in nil })) }
         #endif
     }
 }

@@ -26,16 +26,14 @@ package enum UncaughtExceptionRecorder {
 
     private static let state = Locked(State())
 
-    /// Installs the uncaught-exception handler, writing to `recordPath`.
-    /// Call ``takeReport(recordPath:)`` first: this empties the file.
-    /// - Parameter recordPath: The record file, in the installing instance's outbox folder.
+    /// Installs the uncaught-exception handler, writing to `recordDescriptor`.
+    /// - Parameter recordDescriptor: An empty record file, open for writing
+    ///   (``CrashRecordFiles/create(in:fileSystem:)``); on success the recorder owns it.
     /// - Returns: True when this call installed the handler; false when another instance already
-    ///   has, or the file cannot be opened.
-    package static func install(recordPath: String) -> Bool {
+    ///   has (the caller keeps the descriptor then).
+    package static func install(recordDescriptor descriptor: Int32) -> Bool {
         state.withLock { state in
             guard state.descriptor < 0 else { return false }
-            let descriptor = open(recordPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { return false }
             state.descriptor = descriptor
             state.previousHandler = unsafeBitCast(NSGetUncaughtExceptionHandler(), to: UInt.self)
             NSSetUncaughtExceptionHandler { exception in UncaughtExceptionRecorder.record(exception) }
@@ -53,13 +51,11 @@ package enum UncaughtExceptionRecorder {
         }
     }
 
-    /// Reads the record an earlier launch left, deletes the file and returns the crash.
-    /// - Parameter recordPath: The record file.
-    /// - Returns: The crash, or nil when there is no file or it is empty (installed, no crash).
-    package static func takeReport(recordPath: String) -> CrashReport? {
-        guard let data = FileManager.default.contents(atPath: recordPath) else { return nil }
-        try? FileManager.default.removeItem(atPath: recordPath)
-        guard let record = CrashRecord.parse([UInt8](data)) else { return nil }
+    /// The crash a record's bytes describe.
+    /// - Parameter bytes: The record file's contents.
+    /// - Returns: The crash, or nil when `bytes` is empty (installed, no crash).
+    package static func report(fromRecord bytes: [UInt8]) -> CrashReport? {
+        guard let record = CrashRecord.parse(bytes) else { return nil }
         return CrashReport(record: record, symbolizer: CrashSymbolizer(currentModules: [], symbolName: { _ in nil }))
     }
 

@@ -65,6 +65,8 @@ actor IdentityActor {
                 if !enabled { output.append(.optOut) }
             case .barrier(let barrier):
                 output.append(.barrier(barrier))
+            case .crashRecordHandedOver(let record):
+                output.append(.crashRecordHandedOver(record))
             case .activity(let activity, let time):
                 output.append(.activity(activity, at: time))
             }

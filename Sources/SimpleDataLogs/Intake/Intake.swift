@@ -174,7 +174,14 @@ final class Intake: Sendable {
             Self.append(item, to: &state.items)
             return (state.configured && Self.claimWake(&state), waiters, false)
         }
-        if dropped, case .barrier(let barrier) = item { barrier.pass() }
+        if dropped {
+            switch item {
+            case .barrier(let barrier): barrier.pass()
+            // Too late to journal its event: the record stays for the next launch.
+            case .crashRecordHandedOver(let record): record.release()
+            default: break
+            }
+        }
         for waiter in waiters { waiter.resume() }
         if wake { wakeContinuation.yield() }
     }

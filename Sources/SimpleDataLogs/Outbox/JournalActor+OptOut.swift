@@ -20,8 +20,10 @@ extension JournalActor {
             }
         }
         if let layout {
-            // Session state and a saved crash record are unsent data too.
-            try? fileSystem.remove(layout.root + "/" + CrashRecordLocation.fileName)
+            // Session state and saved crash records are unsent data too: those handed over with
+            // their events, and those of ended processes not taken yet (live ones stay locked).
+            giveUpCrashRecords(discard: true)
+            for leftover in CrashRecordFiles.takeLeftovers(in: layout.root, fileSystem: fileSystem) { leftover.file.discard() }
             for name in (try? fileSystem.contents(ofDirectory: layout.quarantineFolder)) ?? [] {
                 try? fileSystem.remove(layout.quarantineFolder + "/" + name)
             }

@@ -29,9 +29,9 @@ extension JournalActor {
             reportDiskTrouble(error, doing: "create its folder \(layout.root)")
             return
         }
-        guard let (area, lockDescriptor) = acquireArea(in: layout) else { return }
+        guard let (area, lock) = acquireArea(in: layout) else { return }
         self.area = area
-        areaLockDescriptor = lockDescriptor
+        areaLock = lock
         var found = AreaContents()
         normalize(area, into: &found)
         leftoverSessions += takeLeftoverSessions(in: area.folder)
@@ -74,7 +74,7 @@ extension JournalActor {
     }
 
     /// Takes the first area whose lock is free, creating one if all are held.
-    private func acquireArea(in layout: OutboxLayout) -> (AreaLayout, Int32)? {
+    private func acquireArea(in layout: OutboxLayout) -> (AreaLayout, AreaLock)? {
         let existing = ((try? fileSystem.contents(ofDirectory: layout.areasFolder)) ?? []).sorted()
         var candidates = existing.filter { $0.hasPrefix("a") }
         var number = 0
@@ -87,15 +87,14 @@ extension JournalActor {
         var failure: FileSystemError?
         for name in candidates {
             let area = layout.area(name)
-            let descriptor: Int32
             do {
                 try fileSystem.createDirectory(area.folder, mode: 0o700)
-                descriptor = try fileSystem.open(area.lockFile, flags: O_RDWR | O_CREAT, mode: 0o600)
             } catch {
                 failure = failure ?? error
                 continue
             }
-            if fileSystem.tryLock(descriptor) {
+            switch AreaLock.acquire(area, fileSystem: fileSystem) {
+            case .success(let lock):
                 do {
                     try fileSystem.createDirectory(area.batchesFolder, mode: 0o700)
                     try fileSystem.createDirectory(area.setAsideFolder, mode: 0o700)
@@ -103,11 +102,13 @@ extension JournalActor {
                 } catch {
                     reportDiskTrouble(error, doing: "create the area \(area.folder)")
                 }
-                writeLockOwner(descriptor)
-                return (area, descriptor)
+                writeLockOwner(lock.lockFileDescriptor)
+                return (area, lock)
+            case .failure(.held):
+                heldByOthers += 1
+            case .failure(.failed(let error)):
+                failure = failure ?? error
             }
-            fileSystem.close(descriptor)
-            heldByOthers += 1
         }
         // Say what really happened: a read-only or unwritable folder is not "another process".
         if let failure, heldByOthers == 0 {
@@ -155,9 +156,8 @@ extension JournalActor {
         for name in names where layout.area(name).folder != own.folder {
             let dead = layout.area(name)
             guard fileSystem.isDirectory(dead.folder),
-                  let descriptor = try? fileSystem.open(dead.lockFile, flags: O_RDWR | O_CREAT, mode: 0o600) else { continue }
-            defer { fileSystem.close(descriptor) }
-            guard fileSystem.tryLock(descriptor) else { continue }
+                  case .success(let lock) = AreaLock.acquire(dead, fileSystem: fileSystem) else { continue }
+            defer { lock.release(fileSystem: fileSystem) }
             var theirs = AreaContents()
             normalize(dead, into: &theirs)
             leftoverSessions += takeLeftoverSessions(in: dead.folder)
@@ -315,7 +315,7 @@ extension JournalActor {
 
     /// Gives the area back at shutdown: the next process (or a sibling) adopts what is left.
     func releaseArea() {
-        if areaLockDescriptor >= 0 { fileSystem.close(areaLockDescriptor) }
-        areaLockDescriptor = -1
+        areaLock?.release(fileSystem: fileSystem)
+        areaLock = nil
     }
 }

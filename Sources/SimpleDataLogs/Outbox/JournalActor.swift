@@ -35,7 +35,7 @@ actor JournalActor {
 
     // The area this client owns.
     var area: AreaLayout?
-    var areaLockDescriptor: Int32 = -1
+    var areaLock: AreaLock?
 
     // The open batch: its events are in the journal file `journal-<openSequence>.log`, which is
     // written in the batch file format (a header with `openBatchID`, then the records), so that
@@ -95,6 +95,10 @@ actor JournalActor {
     var sealWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     /// Batches sealed since launch (recovered ones included).
     var sealsSinceLaunch = 0
+    /// The ids of `app_crashed` events appended and not yet matched by their record.
+    var appendedCrashEventIDs: Set<UUID> = []
+    /// Crash records whose events are appended, deleted once those are on disk.
+    var crashRecordsAwaitingDisk: [CrashRecordFile] = []
 
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
@@ -181,6 +185,8 @@ actor JournalActor {
         setAsideRetryTimer?.cancel()
         commit()
         completePendingSeals()
+        discardCrashRecordsOnDisk()
+        giveUpCrashRecords(discard: false)
         closeJournal()
         releaseArea()
     }
@@ -200,6 +206,8 @@ actor JournalActor {
                 barrier.pass()
             case .sessionCheckpoint(let sessions):
                 keep(sessions)
+            case .crashRecordHandedOver(let record):
+                takeOver(record)
             case .activity:
                 break // consumed by the sessions stage
             }
@@ -214,6 +222,7 @@ actor JournalActor {
         } else {
             enforceCaps()
         }
+        discardCrashRecordsOnDisk()
     }
 
     /// The most full batches kept pending for a group flush while more chunks are waiting.
@@ -235,6 +244,7 @@ actor JournalActor {
             if let ended = intake.release(1, bytes: event.memoryCost) { problemLog.reportBacklogCleared(ended) }
             return
         }
+        if event.origin == .autocaptured, event.name == "app_crashed" { appendedCrashEventIDs.insert(event.id) }
         if policy.mustSealBefore(adding: encodeBuffer.count, openCount: openPayloads.count, openPayloadBytes: openPayloadBytes) {
             seal()
         }

@@ -69,17 +69,17 @@ package enum OutboxInspector {
             let files = ((try? fileSystem.contents(ofDirectory: area.setAsideFolder)) ?? []).filter { JournalName.batchParts($0) != nil }.sorted()
             if !files.isEmpty { work.append((name, area, files)) }
         }
-        var held: [Int32] = []
-        defer { held.forEach { fileSystem.close($0) } }
-        for item in work where fileSystem.isRegularFile(item.area.lockFile) {
-            guard let descriptor = try? fileSystem.open(item.area.lockFile, flags: O_RDONLY, mode: 0) else {
-                return .failure(.cannotLock(area: item.name, reason: "the lock file cannot be opened (errno \(errno))"))
-            }
-            guard fileSystem.tryLock(descriptor) else {
-                fileSystem.close(descriptor)
+        var held: [AreaLock] = []
+        defer { held.forEach { $0.release(fileSystem: fileSystem) } }
+        for item in work {
+            switch AreaLock.acquire(item.area, fileSystem: fileSystem) {
+            case .success(let lock):
+                held.append(lock)
+            case .failure(.held):
                 return .failure(.areaInUse(area: item.name, ownerPID: lockOwner(item.area.lockFile)))
+            case .failure(.failed(let error)):
+                return .failure(.cannotLock(area: item.name, reason: "\(error)"))
             }
-            held.append(descriptor)
         }
         var outcome = RequeueOutcome()
         for item in work {
@@ -110,7 +110,7 @@ package enum OutboxInspector {
     // MARK: Reading
 
     private static func inspectArea(name: String, _ area: AreaLayout, locks: SystemLocks?, fileSystem: PosixFileSystem) -> OutboxAreaReport {
-        var report = OutboxAreaReport(name: name, path: area.folder, lock: inspectLock(area.lockFile, locks: locks))
+        var report = OutboxAreaReport(name: name, path: area.folder, lock: inspectLock(area, locks: locks))
         for file in ((try? fileSystem.contents(ofDirectory: area.folder)) ?? []).sorted() where JournalName.journalSequence(file) != nil {
             report.journals.append(inspectFile(name: file, path: area.folder + "/" + file, isBatch: false, fileSystem: fileSystem))
         }
@@ -191,46 +191,47 @@ package enum OutboxInspector {
 
     // MARK: Locks
 
-    private static func inspectLock(_ path: String, locks: SystemLocks?) -> OutboxLockReport {
+    /// The area's lock: held when its folder or its `lock` file is (``AreaLock``; a client of an
+    /// earlier version locks only the file); the owner's pid from the file.
+    private static func inspectLock(_ area: AreaLayout, locks: SystemLocks?) -> OutboxLockReport {
+        let path = area.lockFile
         var report = OutboxLockReport(exists: PosixFileSystem().isRegularFile(path))
-        guard report.exists else { return report }
-        report.ownerPID = lockOwner(path)
+        report.ownerPID = report.exists ? lockOwner(path) : nil
         if let pid = report.ownerPID {
             // kill(pid, 0) sends nothing; EPERM means the process exists but is someone else's.
             report.ownerAlive = kill(pid, 0) == 0 || errno == EPERM
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            report.state = .unknown("the lock file cannot be opened (errno \(errno))")
-            return report
+        report.method = locks == nil ? "flock probe" : "/proc/locks"
+        let folderState = probeLock(area.folder, flags: O_RDONLY | O_DIRECTORY, locks: locks)
+        if case .held = folderState {
+            report.state = folderState
+        } else if report.exists {
+            let fileState = probeLock(path, flags: O_RDONLY, locks: locks)
+            if case .held = fileState { report.state = fileState } else { report.state = folderState == .free ? fileState : folderState }
+        } else {
+            report.state = folderState
         }
+        return report
+    }
+
+    /// Whether anyone holds an `flock` on `path`.
+    private static func probeLock(_ path: String, flags: Int32, locks: SystemLocks?) -> OutboxLockReport.State {
+        let descriptor = open(path, flags | O_CLOEXEC)
+        guard descriptor >= 0 else { return .unknown("\(path) cannot be opened (errno \(errno))") }
         defer { close(descriptor) }
         if let locks {
             var info = stat()
-            guard fstat(descriptor, &info) == 0 else {
-                report.state = .unknown("fstat failed (errno \(errno))")
-                return report
-            }
-            report.method = "/proc/locks"
-            if let holder = locks.flockHolder(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) {
-                report.state = .held(byPID: holder)
-            } else {
-                report.state = .free
-            }
-            return report
+            guard fstat(descriptor, &info) == 0 else { return .unknown("fstat failed (errno \(errno))") }
+            if let holder = locks.flockHolder(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) { return .held(byPID: holder) }
+            return .free
         }
         // No lock table to read: probe with a shared lock, which fails exactly when a client
         // holds its exclusive one, and give it back at once.
-        report.method = "flock probe"
         if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
             _ = flock(descriptor, LOCK_UN)
-            report.state = .free
-        } else if errno == EWOULDBLOCK {
-            report.state = .held(byPID: nil)
-        } else {
-            report.state = .unknown("flock failed (errno \(errno))")
+            return .free
         }
-        return report
+        return errno == EWOULDBLOCK ? .held(byPID: nil) : .unknown("flock failed (errno \(errno))")
     }
 
     /// The pid the owner wrote into the lock file (`pid N`).

@@ -2,8 +2,8 @@
 ///
 /// ```
 /// <root>/                                   0700
-///   areas/<area>/                           one per live client; the owner holds `lock`
-///     lock                                  flock(LOCK_EX) by the owning client
+///   areas/<area>/                           one per live client, flock(LOCK_EX)ed by it (AreaLock)
+///     lock                                  flock(LOCK_EX) too; names the owner's pid
 ///     journal-<seq>.log                     the open batch, appended event by event
 ///     batches/<seq>-<path>-<uuid>.batch     sealed batches, sent oldest first
 ///     set-aside/<seq>-<path>-<uuid>.batch   batches the ingest refused (400, 415)

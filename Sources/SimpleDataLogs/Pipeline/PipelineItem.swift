@@ -12,6 +12,9 @@ enum PipelineItem: Sendable {
     /// The open sessions after this chunk, for the journal to keep, so that a process that dies
     /// mid-session has its sessions ended at the next launch.
     case sessionCheckpoint([SessionRules.Session])
+    /// The `app_crashed` event just before this item came from this crash record: the journal
+    /// deletes the record once that event is on disk.
+    case crashRecordHandedOver(CrashRecordFile)
 }
 
 /// What the app asked for, in the order it asked: the ordered intake that `track()` and the
@@ -23,4 +26,6 @@ enum IntakeItem: Sendable {
     case setEnabled(Bool)
     case barrier(Barrier)
     case activity(ActivityEvent, at: Int64)
+    /// See ``PipelineItem/crashRecordHandedOver(_:)``.
+    case crashRecordHandedOver(CrashRecordFile)
 }

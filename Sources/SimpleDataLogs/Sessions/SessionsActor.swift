@@ -68,7 +68,7 @@ actor SessionsActor {
                 case .userInput:
                     break
                 }
-            case .optOut, .barrier, .sessionCheckpoint:
+            case .optOut, .barrier, .sessionCheckpoint, .crashRecordHandedOver:
                 output.append(item)
             }
         }

@@ -28,9 +28,10 @@ private enum CrashChildRunner {
         return nil
     }
 
-    static func run(mode: String, recordPath: String?, folder: URL) async throws -> CrashChildEnding {
+    /// - Parameter recordFolder: Where the child keeps its crash record; nil for the control child.
+    static func run(mode: String, recordFolder: URL?, folder: URL) async throws -> CrashChildEnding {
         let path = try #require(executable(), "CrashChild is built beside the test bundle")
-        let name = "\(mode)-\(recordPath == nil ? "control" : "recorder")"
+        let name = "\(mode)-\(recordFolder == nil ? "control" : "recorder")"
         let outputURL = folder.appendingPathComponent("\(name).out")
         let errorURL = folder.appendingPathComponent("\(name).err")
         return try await withCheckedThrowingContinuation { continuation in
@@ -43,7 +44,7 @@ private enum CrashChildRunner {
                     defer { try? output.close(); try? error.close() }
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: path)
-                    process.arguments = [mode, recordPath ?? "none"]
+                    process.arguments = [mode, recordFolder?.path ?? "none"]
                     var environment = ProcessInfo.processInfo.environment
                     if isSanitized {
                         environment["SWIFT_BACKTRACE"] = "enable=no"
@@ -107,10 +108,11 @@ struct CrashChildProcessTests {
     func crash(mode: CrashMode) async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let recordPath = folder.appendingPathComponent("crash.record").path
+        let records = folder.appendingPathComponent("records")
+        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
 
-        let control = try await CrashChildRunner.run(mode: mode.name, recordPath: nil, folder: folder)
-        let recorded = try await CrashChildRunner.run(mode: mode.name, recordPath: recordPath, folder: folder)
+        let control = try await CrashChildRunner.run(mode: mode.name, recordFolder: nil, folder: folder)
+        let recorded = try await CrashChildRunner.run(mode: mode.name, recordFolder: records, folder: folder)
         #expect(control.reason == .uncaughtSignal && control.status == mode.signal, "control: \(control.reason) \(control.status)")
         #expect(recorded.reason == control.reason && recorded.status == control.status, "recorder: \(recorded.reason) \(recorded.status)")
         #expect(recorded.standardOutput == "installed\n", "a second install in the same process returns false")
@@ -119,8 +121,11 @@ struct CrashChildProcessTests {
             #expect(recorded.standardError.contains("Backtracing"))
         }
 
-        let report = try #require(FatalSignalRecorder.takeReport(recordPath: recordPath))
-        #expect(!FileManager.default.fileExists(atPath: recordPath), "the record is deleted once read")
+        let leftovers = CrashRecordFiles.takeLeftovers(in: records.path, fileSystem: PosixFileSystem())
+        #expect(leftovers.count == 1, "one record, the refused second install's file discarded")
+        let leftover = try #require(leftovers.first)
+        defer { leftover.file.discard() }
+        let report = try #require(FatalSignalRecorder.report(fromRecord: leftover.bytes))
         #expect(report.exceptionName == mode.signalName)
         #expect(report.reason.hasPrefix("fatal signal \(mode.signal) (\(mode.signalName)), code "), "\(report.reason)")
         // abort() sends SIGABRT itself (code -6, SI_TKILL): no fault address.
@@ -150,40 +155,44 @@ struct CrashChildProcessTests {
         #expect(properties["exception_name"] == .string(mode.signalName))
     }
 
-    @Test("a child that installs the recorder and exits normally leaves an empty record: no report, file deleted")
+    @Test("a child that installs the recorder and exits normally leaves an empty record: taken as nothing and deleted")
     func noCrash() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let recordPath = folder.appendingPathComponent("crash.record").path
-        let ending = try await CrashChildRunner.run(mode: "exit", recordPath: recordPath, folder: folder)
+        let records = folder.appendingPathComponent("records")
+        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+        let ending = try await CrashChildRunner.run(mode: "exit", recordFolder: records, folder: folder)
         #expect(ending.reason == .exit && ending.status == 0)
-        #expect(FileManager.default.fileExists(atPath: recordPath))
-        #expect(FatalSignalRecorder.takeReport(recordPath: recordPath) == nil)
-        #expect(!FileManager.default.fileExists(atPath: recordPath))
+        let names = try FileManager.default.contentsOfDirectory(atPath: records.path)
+        #expect(names.count == 1 && CrashRecordFiles.isRecordName(names[0]), "\(names)")
+        #expect(CrashRecordFiles.takeLeftovers(in: records.path, fileSystem: PosixFileSystem()).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: records.path).isEmpty)
     }
 }
 
 @Suite("Crash recorder installation in this process")
 struct CrashRecorderInstallTests {
-    @Test("the first install wins, a second is a no-op returning false, and uninstall frees the slot")
+    @Test("the first install wins, a second is a no-op returning false, and uninstall frees the slot and the file's lock")
     func installOnce() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crash-install-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let first = folder.appendingPathComponent("a.record").path
-        let second = folder.appendingPathComponent("b.record").path
+        let fileSystem = PosixFileSystem()
+        let first = try CrashRecordFiles.create(in: folder.path, fileSystem: fileSystem)
+        let second = try CrashRecordFiles.create(in: folder.path, fileSystem: fileSystem)
 
-        #expect(FatalSignalRecorder.install(recordPath: first))
-        #expect(!FatalSignalRecorder.install(recordPath: second))
-        #expect(!FileManager.default.fileExists(atPath: second), "a refused install touches nothing")
-        let attributes = try FileManager.default.attributesOfItem(atPath: first)
+        #expect(FatalSignalRecorder.install(recordDescriptor: first.descriptor))
+        #expect(!FatalSignalRecorder.install(recordDescriptor: second.descriptor))
+        let attributes = try FileManager.default.attributesOfItem(atPath: first.path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         #expect((attributes[.size] as? NSNumber)?.intValue == 0, "nothing is written until a crash")
+        #expect(CrashRecordFiles.takeLeftovers(in: folder.path, fileSystem: fileSystem).isEmpty, "both files are locked by this process")
+        #expect(FileManager.default.fileExists(atPath: first.path) && FileManager.default.fileExists(atPath: second.path))
         FatalSignalRecorder.uninstall()
-        #expect(FatalSignalRecorder.install(recordPath: second))
+        #expect(FatalSignalRecorder.install(recordDescriptor: second.descriptor))
         FatalSignalRecorder.uninstall()
-        #expect(FatalSignalRecorder.takeReport(recordPath: first) == nil)
-        #expect(!FatalSignalRecorder.install(recordPath: folder.appendingPathComponent("missing/c.record").path), "an unopenable file is refused")
+        #expect(CrashRecordFiles.takeLeftovers(in: folder.path, fileSystem: fileSystem).isEmpty, "empty and unlocked: deleted")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 }
 #endif

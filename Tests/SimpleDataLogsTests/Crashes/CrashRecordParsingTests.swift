@@ -119,22 +119,35 @@ struct CrashRecordParsingTests {
     }
 
     #if os(Linux) && canImport(Glibc)
-    @Test("takeReport reads and deletes a record; an empty file gives nil and is deleted; no file gives nil")
-    func takeReportFromFiles() throws {
+    @Test("takeLeftovers reads unlocked records and leaves them locked; empty ones are deleted; other names are ignored")
+    func takeLeftoversFromFiles() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crash-parse-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("crash.record").path
+        let fileSystem = PosixFileSystem()
+        let id = UUID()
+        let path = folder.appendingPathComponent("crash-\(id.uuidString.lowercased()).record").path
+        let empty = folder.appendingPathComponent("crash-\(UUID().uuidString.lowercased()).record").path
+        let legacy = folder.appendingPathComponent("crash.record").path
+        let stranger = folder.appendingPathComponent("crash-\(UUID().uuidString).record").path // uppercase: not ours
 
-        #expect(FatalSignalRecorder.takeReport(recordPath: path) == nil)
-        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
-        #expect(FatalSignalRecorder.takeReport(recordPath: path) == nil)
-        #expect(!FileManager.default.fileExists(atPath: path))
-
+        #expect(CrashRecordFiles.takeLeftovers(in: folder.path, fileSystem: fileSystem).isEmpty)
         #expect(FileManager.default.createFile(atPath: path, contents: Data(Self.complete.utf8)))
-        let report = try #require(FatalSignalRecorder.takeReport(recordPath: path))
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        #expect(FileManager.default.createFile(atPath: legacy, contents: Data(Self.complete.utf8)))
+        #expect(FileManager.default.createFile(atPath: stranger, contents: Data(Self.complete.utf8)))
+
+        let taken = CrashRecordFiles.takeLeftovers(in: folder.path, fileSystem: fileSystem)
+        #expect(taken.count == 2)
+        #expect(!FileManager.default.fileExists(atPath: empty))
+        #expect(FileManager.default.fileExists(atPath: stranger))
+        let current = try #require(taken.first { $0.file.path == path })
+        #expect(current.file.eventID == id, "the file's uuid is the event id")
+        let report = try #require(FatalSignalRecorder.report(fromRecord: current.bytes))
         #expect(report.exceptionName == "SIGILL" && report.stack.hasPrefix("My App+0x1234"))
-        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(CrashRecordFiles.takeLeftovers(in: folder.path, fileSystem: fileSystem).isEmpty, "taken records stay locked")
+        for leftover in taken { leftover.file.discard() }
+        #expect(!FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: legacy))
     }
 
     @Test("the handler's number formatting matches Swift's")

@@ -6,6 +6,7 @@ import Foundation
 final class ChildProcess {
     let process = Process()
     private let output = Pipe()
+    private let input = Pipe()
     private var buffered = Data()
 
     /// The path of a helper executable built beside the test bundle.
@@ -33,6 +34,7 @@ final class ChildProcess {
         environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardOutput = output
+        process.standardInput = input
         let ended = Locked(false)
         process.terminationHandler = { _ in ended.withLock { $0 = true } }
         try process.run()
@@ -64,6 +66,11 @@ final class ChildProcess {
             if chunk.isEmpty { return nil }
             buffered.append(chunk)
         }
+    }
+
+    /// Writes one line to the child's standard input.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
     /// Kills the child with SIGKILL and reaps it.

@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// The crash record files of a storage folder: one per installed recorder, named
+/// `crash-<uuid>.record` and locked (`flock`) by the process that writes to it for as long as it
+/// lives.
+///
+/// Why a file per recorder and a lock: several processes (or several clients of one process) may
+/// share a storage folder. With one shared name, the second launch would take and delete the first
+/// one's live file, and the first process's crash would then be written to a file nobody can
+/// find. Here a launch takes only the records whose lock it can get, which are those of processes
+/// that have ended; two launches racing for one record are settled by the lock, so exactly one of
+/// them sends it.
+///
+/// The `<uuid>` becomes the `app_crashed` event's id. A record is deleted only once that event is
+/// on disk (``JournalActor``), and until then its lock stays held, so a launch killed in between
+/// leaves the record for the next one, which sends it again under the same id: the edge counts
+/// an `event_id` once, so the crash is never lost and never counted twice.
+package enum CrashRecordFiles {
+    static let prefix = "crash-"
+    static let suffix = ".record"
+    /// The one shared name of earlier versions, still taken (with a fresh event id) after an upgrade.
+    static let legacyName = "crash.record"
+    /// A record holds at most 128 frames and the module map; anything larger is not ours and is
+    /// read only this far.
+    static let maxRecordBytes = 1 << 20
+    /// Records taken per launch: a folder flooded with crash files costs a bounded launch.
+    static let maxTakenPerLaunch = 16
+
+    /// The name of a record file, whether it is this version's or the legacy one.
+    static func isRecordName(_ name: String) -> Bool {
+        name == legacyName || eventID(fromName: name) != nil
+    }
+
+    /// The event id a record file's name carries; nil for any other name.
+    static func eventID(fromName name: String) -> UUID? {
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
+        let middle = name.dropFirst(prefix.count).dropLast(suffix.count)
+        guard middle.count == 36, middle == middle.lowercased() else { return nil }
+        return UUID(uuidString: String(middle))
+    }
+
+    /// Creates an empty record file for this process's recorder and locks it.
+    ///
+    /// The lock is taken after the file is created, so another launch could take (and delete) the
+    /// empty file in between: the check that the name still leads to the locked file catches
+    /// that, and a new file is made.
+    /// - Throws: What the folder answered, when it refuses the file.
+    package static func create(in folder: String, fileSystem: any FileSystem) throws(FileSystemError) -> CrashRecordFile {
+        var lastError = FileSystemError(code: EAGAIN, operation: "flock", path: folder)
+        for _ in 0..<3 {
+            let id = UUID()
+            let path = folder + "/" + prefix + id.uuidString.lowercased() + suffix
+            let descriptor = try fileSystem.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            if fileSystem.tryLock(descriptor), stillNames(descriptor, path) {
+                return CrashRecordFile(path: path, descriptor: descriptor, eventID: id, fileSystem: fileSystem)
+            }
+            fileSystem.close(descriptor)
+            lastError = FileSystemError(code: EAGAIN, operation: "flock", path: path)
+        }
+        throw lastError
+    }
+
+    /// Takes the records of ended processes: each one locked, its bytes read. Empty records (a
+    /// process that ended without crashing) are deleted here; the others stay on disk, locked,
+    /// until ``CrashRecordFile/discard()`` or ``CrashRecordFile/release()``.
+    package static func takeLeftovers(in folder: String, fileSystem: any FileSystem) -> [LeftoverCrashRecord] {
+        guard let names = try? fileSystem.contents(ofDirectory: folder) else { return [] }
+        var taken: [LeftoverCrashRecord] = []
+        for name in names.sorted() where isRecordName(name) {
+            guard taken.count < maxTakenPerLaunch else { break }
+            let path = folder + "/" + name
+            guard let descriptor = try? fileSystem.open(path, flags: O_RDONLY, mode: 0) else { continue }
+            // Held by a live process (or taken by a launch racing this one), or already replaced.
+            guard fileSystem.tryLock(descriptor), stillNames(descriptor, path), isRegularFile(descriptor) else {
+                fileSystem.close(descriptor)
+                continue
+            }
+            let file = CrashRecordFile(path: path, descriptor: descriptor, eventID: eventID(fromName: name) ?? UUID(), fileSystem: fileSystem)
+            let bytes = readAll(descriptor)
+            if bytes.isEmpty {
+                file.discard()
+            } else {
+                taken.append(LeftoverCrashRecord(file: file, bytes: bytes))
+            }
+        }
+        return taken
+    }
+
+    /// Whether `path` still names the file open as `descriptor`.
+    private static func stillNames(_ descriptor: Int32, _ path: String) -> Bool {
+        var open = stat()
+        var named = stat()
+        guard fstat(descriptor, &open) == 0, lstat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+    }
+
+    private static func isRegularFile(_ descriptor: Int32) -> Bool {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// Up to ``maxRecordBytes`` from the start of the file.
+    private static func readAll(_ descriptor: Int32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while bytes.count < maxRecordBytes {
+            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(bytes.count)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        return bytes
+    }
+}
+
+/// One crash record file, locked by this process through `descriptor`.
+package struct CrashRecordFile: Sendable {
+    /// The file's path.
+    package var path: String
+    /// The open, locked file; the recorder writes through it at a crash.
+    package var descriptor: Int32
+    /// The id its `app_crashed` event is sent under.
+    var eventID: UUID
+    let fileSystem: any FileSystem
+
+    /// Deletes the file, then gives up the lock.
+    package func discard() {
+        try? fileSystem.remove(path)
+        fileSystem.close(descriptor)
+    }
+
+    /// Gives up the lock and leaves the file for a later launch.
+    package func release() {
+        fileSystem.close(descriptor)
+    }
+}
+
+/// A record an ended process left, with its bytes, still locked by this process.
+package struct LeftoverCrashRecord: Sendable {
+    package var file: CrashRecordFile
+    package var bytes: [UInt8]
+}

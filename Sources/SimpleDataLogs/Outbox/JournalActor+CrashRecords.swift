@@ -1,0 +1,44 @@
+/// The crash records whose `app_crashed` events came through the pipeline: each is deleted only
+/// once its event is on disk, so that a launch killed in between sends the crash again (under
+/// the same event id, which the edge counts once) instead of losing it.
+extension JournalActor {
+    /// `.crashRecordHandedOver`: the record's event went just before it.
+    func takeOver(_ record: CrashRecordFile) {
+        guard intake.isEnabled else {
+            // Opted out meanwhile: a saved crash is unsent data, discarded with the rest.
+            record.discard()
+            return
+        }
+        guard appendedCrashEventIDs.remove(record.eventID) != nil else {
+            // The event never reached the journal (dropped on the way): the record stays on disk,
+            // unlocked, for the next launch.
+            record.release()
+            return
+        }
+        crashRecordsAwaitingDisk.append(record)
+    }
+
+    /// Deletes the records whose events are on disk; called after every chunk.
+    func discardCrashRecordsOnDisk() {
+        guard !crashRecordsAwaitingDisk.isEmpty, holdsEverythingOnDisk else { return }
+        for record in crashRecordsAwaitingDisk { record.discard() }
+        crashRecordsAwaitingDisk.removeAll()
+    }
+
+    /// At ``close()`` and the opt-out: the records still waiting are given up, kept on disk
+    /// (`discard` false) for the next launch, or deleted.
+    func giveUpCrashRecords(discard: Bool) {
+        for record in crashRecordsAwaitingDisk {
+            if discard { record.discard() } else { record.release() }
+        }
+        crashRecordsAwaitingDisk.removeAll()
+        appendedCrashEventIDs.removeAll()
+    }
+
+    /// Whether every event this journal has taken would survive `kill -9`: written to a whole
+    /// journal file in an area, or to a batch file.
+    var holdsEverythingOnDisk: Bool {
+        area != nil && journalIsComplete && uncommittedEvents == 0 && undurableOpenEvents == 0
+            && !sealed.contains { $0.heldInMemory != nil }
+    }
+}

@@ -1,0 +1,138 @@
+#if os(Linux) && canImport(Glibc)
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+@Suite("Hardening: crash records survive a shared folder and a launch that dies before sending")
+struct CrashRecordSharingTests {
+    /// A complete Linux record, as the handler writes one.
+    static let record = "SDLCRASH 1\nsignal 6 SIGABRT\ncode -6\npc 0x0\nend\n"
+    /// Under a sanitizer its own handlers would stand between the abort and the record.
+    static let childEnvironment = [
+        "TSAN_OPTIONS": "handle_segv=0:handle_sigill=0:handle_abort=0",
+        "ASAN_OPTIONS": "handle_segv=0:handle_sigill=0:handle_abort=0:detect_leaks=0",
+    ]
+
+    /// Writes a record an ended process left, named as the SDK names them.
+    static func plantRecord(in directory: TemporaryDirectory) throws -> UUID {
+        let id = UUID()
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let path = directory.path + "/crash-\(id.uuidString.lowercased()).record"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(record.utf8)))
+        return id
+    }
+
+    static func recordFiles(in directory: TemporaryDirectory) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(CrashRecordFiles.isRecordName)
+    }
+
+    @Test("a second process launched in the same folder leaves the first one's live record alone: the first one's crash arrives")
+    func sharedFolder() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        let (first, second) = try await onOwnThread {
+            let first = try ChildProcess("OutboxCrashChild", ["on-cue", path, "first"], environment: Self.childEnvironment)
+            _ = first.readLine { $0 == "ready" }
+            // The second launch takes what ended processes left; the first is alive, its record locked.
+            let second = try ChildProcess("OutboxCrashChild", ["on-cue", path, "second"], environment: Self.childEnvironment)
+            _ = second.readLine { $0 == "ready" }
+            second.send("exit")
+            let secondEnding = second.wait()
+            first.send("crash")
+            return (first.wait(), secondEnding)
+        }
+        #expect(second.reason == .exit && second.status == 0)
+        #expect(first.reason == .uncaughtSignal && first.status == SIGABRT)
+
+        let ingest = try LocalIngest()
+        let relaunched = TestClient(directory: directory, endpoint: ingest.endpoint)
+        await relaunched.client.flush()
+        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+        #expect(crashes.count == 1, "the first process's crash, recorded after the second launch")
+        #expect(crashes.first?.properties["exception_name"] == .string("SIGABRT"))
+        #expect(Self.recordFiles(in: directory).isEmpty, "both records taken: the crash sent, the clean exit's empty one deleted")
+        await relaunched.tearDown()
+        ingest.stop()
+    }
+
+    @Test("a record stays on disk, locked, until its app_crashed is journaled; then it is deleted, and the event carries the record's id")
+    func deletedOnlyOnceJournaled() async throws {
+        let directory = TemporaryDirectory()
+        let id = try Self.plantRecord(in: directory)
+        let ingest = try LocalIngest()
+        let gate = WriterGate()
+        let test = TestClient(gate: gate, directory: directory, endpoint: ingest.endpoint)
+        #expect(Self.recordFiles(in: directory).count == 1, "taken, but its event is not on disk yet")
+        #expect(CrashRecordFiles.takeLeftovers(in: directory.path, fileSystem: PosixFileSystem()).isEmpty, "locked by the launch that took it")
+        gate.open()
+        await test.drain()
+        #expect(Self.recordFiles(in: directory).isEmpty)
+        await test.client.flush()
+        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+        #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()])
+        await test.tearDown()
+        ingest.stop()
+    }
+
+    @Test("a launch killed before the crash is journaled leaves the record: the next launch sends it, once")
+    func killedBeforeJournaled() async throws {
+        let directory = TemporaryDirectory()
+        let id = try Self.plantRecord(in: directory)
+        let path = directory.path
+        try await onOwnThread {
+            // The child takes the record at configure; SIGKILL before its journal runs a chunk
+            // would be a race, so the child is killed while its journal waits on a closed gate.
+            let child = try ChildProcess("OutboxCrashChild", ["hold-gated", path, "1"], environment: Self.childEnvironment)
+            _ = child.readLine { $0 == "ready" }
+            child.kill()
+        }
+        #expect(Self.recordFiles(in: directory).count == 1)
+        let ingest = try LocalIngest()
+        let relaunched = TestClient(directory: directory, endpoint: ingest.endpoint)
+        await relaunched.client.flush()
+        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+        #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()])
+        #expect(Self.recordFiles(in: directory).isEmpty)
+        await relaunched.tearDown()
+        ingest.stop()
+    }
+
+    @Test("when the journal cannot write, the record is kept for the next launch, which sends it under the same id")
+    func keptWhileOnlyInMemory() async throws {
+        let directory = TemporaryDirectory()
+        let id = try Self.plantRecord(in: directory)
+        let fileSystem = FaultInjectingFileSystem()
+        fileSystem.failWrites(with: ENOSPC)
+        let failing = TestClient(hooks: fileSystem.hooks, directory: directory)
+        await failing.drain()
+        #expect(Self.recordFiles(in: directory).count == 1, "the event is only in memory")
+        await failing.client.shutdown()
+        #expect(Self.recordFiles(in: directory).count == 1, "given back, not deleted, at shutdown")
+
+        let ingest = try LocalIngest()
+        let relaunched = TestClient(directory: directory, endpoint: ingest.endpoint)
+        await relaunched.client.flush()
+        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+        #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()])
+        #expect(Self.recordFiles(in: directory).isEmpty)
+        await relaunched.tearDown()
+        ingest.stop()
+    }
+
+    @Test("the opt-out deletes records handed over and those of ended processes, and sends none")
+    func optOut() async throws {
+        let directory = TemporaryDirectory()
+        _ = try Self.plantRecord(in: directory)
+        let gate = WriterGate()
+        let test = TestClient(gate: gate, directory: directory)
+        _ = try Self.plantRecord(in: directory) // another ended process's, arriving after the launch
+        test.client.setEnabled(false)
+        gate.open()
+        await test.drain()
+        #expect(Self.recordFiles(in: directory).isEmpty)
+        #expect(try test.journaledEvents().isEmpty)
+        await test.tearDown()
+    }
+}
+#endif
