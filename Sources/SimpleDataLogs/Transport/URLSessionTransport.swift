@@ -20,11 +20,10 @@ public import Foundation
 /// ``send(_:)`` then throws ``TransportError/Kind/cancelled`` at once.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
-    #if canImport(FoundationNetworking)
+    private let delegate: SessionDelegate
     /// Where a cancelled send is resumed (see ``upload(_:body:)``): a serial queue of this
     /// transport's, never the cancelling task's thread.
     private let cancelQueue = DispatchQueue(label: "SimpleDataLogs.URLSessionTransport.cancel")
-    #endif
 
     /// Creates the transport with its session.
     ///
@@ -32,10 +31,14 @@ public final class URLSessionTransport: Transport {
     /// backs off and keeps the batch. Following one would send the `Authorization` header (the
     /// ingest key, in full) to whatever host the `Location` names, over plain HTTP if it says so,
     /// and on Linux a 307/308 would also lose the body.
+    ///
+    /// At most 1 MiB of an answer's body is kept (``UploadResponse/body``); an ingest answer is a
+    /// small tally, and a larger one is not allowed to take the app's memory.
     /// - Parameter configuration: The session's configuration; an ephemeral one (no cookies, no
     ///   cache on disk) by default. Proxies and TLS settings go here.
     public init(configuration: URLSessionConfiguration = .ephemeral) {
-        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        delegate = SessionDelegate()
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     /// Sends the request with `upload(for:from:)`.
@@ -73,36 +76,30 @@ public final class URLSessionTransport: Transport {
         return UploadResponse(status: http.statusCode, headers: headers, body: data)
     }
 
-    /// `upload(for:from:)` with a cancellation that cannot deadlock or trap.
+    /// Sends one request through the session's delegate, with a cancellation that cannot
+    /// deadlock or trap.
     ///
-    /// Why not `URLSession.upload(for:from:)` on Linux: cancelling the task that awaits it runs
-    /// `URLSessionTask.cancel()` inside the cancellation handler, under the Swift task's status
-    /// lock, and that call waits for the session's work queue; if the queue is at that moment
-    /// finishing the same request, it waits for the status lock to resume the task: a deadlock
-    /// (swift-corelibs-foundation issue 5412; it hung our suite when the uploader's deadline raced
-    /// an answer). Calling `cancel()` later, off the lock, is no cure: a cancel that lands while
-    /// the request completes traps inside FoundationNetworking ("a task that is not in the
-    /// registry"; it crashed our suite too). So on Linux a cancelled send stops *waiting*: it
-    /// throws at once, and the request runs on, unobserved, to its answer or its backstop timeout.
-    /// That is safe because every batch is idempotent (`SDL-Batch-ID`): an answer nobody reads
-    /// leaves the batch on disk, and its resend is deduplicated.
+    /// Why not `URLSession.upload(for:from:)`: it buffers the whole body (see ``SessionDelegate``),
+    /// and on Linux cancelling the task that awaits it runs `URLSessionTask.cancel()` inside the
+    /// cancellation handler, under the Swift task's status lock, and that call waits for the
+    /// session's work queue; if the queue is at that moment finishing the same request, it waits
+    /// for the status lock to resume the task: a deadlock (swift-corelibs-foundation issue 5412;
+    /// it hung our suite when the uploader's deadline raced an answer). Calling `cancel()` later,
+    /// off the lock, is no cure: a cancel that lands while the request completes traps inside
+    /// FoundationNetworking ("a task that is not in the registry"; it crashed our suite too). So a
+    /// cancelled send stops *waiting*: it throws at once, and the request runs on, unobserved, to
+    /// its answer or its backstop timeout. That is safe because every batch is idempotent
+    /// (`SDL-Batch-ID`): an answer nobody reads leaves the batch on disk, and its resend is
+    /// deduplicated. The same code runs on Apple platforms, so both behave alike.
     private func upload(_ urlRequest: URLRequest, body: Data) async throws -> (Data, URLResponse) {
-        #if canImport(FoundationNetworking)
         let waiter = UploadWaiter()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
                 guard waiter.install(continuation) else {
                     return continuation.resume(throwing: CancellationError())
                 }
-                let task = session.uploadTask(with: urlRequest, from: body) { data, response, error in
-                    if let error {
-                        waiter.finish(.failure(error))
-                    } else if let response {
-                        waiter.finish(.success((data ?? Data(), response)))
-                    } else {
-                        waiter.finish(.failure(URLError(.badServerResponse)))
-                    }
-                }
+                let task = session.uploadTask(with: urlRequest, from: body)
+                delegate.register(taskIdentifier: task.taskIdentifier, waiter: waiter)
                 task.resume()
             }
         } onCancel: {
@@ -111,9 +108,6 @@ public final class URLSessionTransport: Transport {
             waiter.markCancelled()
             cancelQueue.async { waiter.finish(.failure(CancellationError())) }
         }
-        #else
-        return try await session.upload(for: urlRequest, from: body)
-        #endif
     }
 
     /// Lets requests in flight finish, then releases the session's connections and handles. Call
@@ -154,50 +148,5 @@ public final class URLSessionTransport: Transport {
         default:
             return TransportError(.other, message: message)
         }
-    }
-}
-
-#if canImport(FoundationNetworking)
-/// The waiting side of one request: resumed exactly once, by the answer or by the caller's
-/// cancellation, whichever comes first; a cancellation before the request starts stops it.
-private final class UploadWaiter: Sendable {
-    private struct State: Sendable {
-        var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
-        var cancelled = false
-    }
-
-    private let state = Locked(State())
-
-    /// Stores the continuation; `false` when the caller was cancelled first (the request is
-    /// then not started).
-    func install(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
-        state.withLock { state in
-            guard !state.cancelled else { return false }
-            state.continuation = continuation
-            return true
-        }
-    }
-
-    /// Notes the cancellation, so a request not yet started never starts.
-    func markCancelled() { state.withLock { $0.cancelled = true } }
-
-    /// Resumes the caller with `result` unless it was resumed already.
-    func finish(_ result: Result<(Data, URLResponse), any Error>) {
-        let continuation = state.withLock { state in
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(with: result)
-    }
-}
-#endif
-
-/// The session's delegate: it refuses every redirect, so the redirect itself is the answer.
-private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

@@ -78,6 +78,7 @@ final class IngestHandler: Sendable {
 
         var scriptedDelay = Duration.zero
         var dropResponse = false
+        var paddedTo = 0
         if let scripted = storage.takeScriptedAnswer() {
             scriptedDelay = scripted.delay
             switch scripted.action {
@@ -101,6 +102,9 @@ final class IngestHandler: Sendable {
             case .dropResponseAfterCounting:
                 record.isScripted = true
                 dropResponse = true
+            case .paddedAnswer(let bytes):
+                record.isScripted = true
+                paddedTo = bytes
             }
         }
         func normalAnswer(_ status: Int, _ message: String) -> Reply {
@@ -139,7 +143,8 @@ final class IngestHandler: Sendable {
             let tally = storage.count(verdicts, batchID: record.batchID, request: record)
             if dropResponse { return Reply(response: nil, delay: addedLatency + scriptedDelay) }
             let rejected = tally.rejections.map(\.json).joined(separator: ",")
-            let json = "{\"accepted\":\(tally.accepted),\"duplicates\":\(tally.duplicates),\"rejected\":[\(rejected)]}"
+            var json = "{\"accepted\":\(tally.accepted),\"duplicates\":\(tally.duplicates),\"rejected\":[\(rejected)]}"
+            if paddedTo > json.utf8.count { json += String(repeating: " ", count: paddedTo - json.utf8.count) }
             return Reply(response: .json(202, json, keepAlive: keepAlive), delay: addedLatency + scriptedDelay)
         }
     }

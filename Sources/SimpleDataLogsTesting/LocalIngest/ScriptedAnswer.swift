@@ -25,6 +25,10 @@ public struct ScriptedAnswer: Sendable, Hashable {
         /// Answer a redirect (`301`, `302`, `303`, `307` or `308`) to `location` without counting
         /// anything: what a misconfigured edge or a hostile proxy does. A client must not follow it.
         case redirect(status: Int, location: String)
+        /// Handle and count the request normally, and pad the answer's JSON body with trailing
+        /// spaces to `bytes` bytes: an answer far larger than any tally, which a client must not
+        /// buffer whole.
+        case paddedAnswer(bytes: Int)
     }
 
     /// What happens to the request.
@@ -65,6 +69,13 @@ public struct ScriptedAnswer: Sendable, Hashable {
     /// - Returns: The scripted answer.
     public static func redirect(_ status: Int = 307, to location: String) -> ScriptedAnswer {
         ScriptedAnswer(.redirect(status: status, location: location))
+    }
+
+    /// Handles the request normally and pads the answer to `bytes`; see ``Action/paddedAnswer(bytes:)``.
+    /// - Parameter bytes: The body's size.
+    /// - Returns: The scripted answer.
+    public static func padded(to bytes: Int) -> ScriptedAnswer {
+        ScriptedAnswer(.paddedAnswer(bytes: bytes))
     }
 
     /// Closes the connection before reading the request; see ``Action/closeBeforeReading``.
