@@ -71,7 +71,8 @@ extension SimpleDataLogsClient {
     /// shutdown runs in a cancelled task (a service group tearing down, a `withClient` scope left
     /// by cancellation) still gets its last send, and the call returns within about `timeLimit`
     /// even when the ingest never answers. Calls made while a shutdown runs wait for that one.
-    /// - Parameter timeLimit: How long the last send may take; 5 seconds by default.
+    /// - Parameter timeLimit: How long the last send may take; 5 seconds by default. With
+    ///   `.zero` no send is started: everything stays on disk for the next start.
     public func shutdown(timeLimit: Duration = .seconds(5)) async {
         let pipeline = markShutDown()
         intake.shutDown()

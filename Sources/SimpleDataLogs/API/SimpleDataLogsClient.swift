@@ -69,6 +69,22 @@ public final class SimpleDataLogsClient: Sendable {
         }
     }
 
+    /// A client released without ``shutdown(timeLimit:)`` gives back what it holds: its queued
+    /// events are journaled (the next launch sends them), and its outbox area, threads and
+    /// connections are released, in the background. It sends nothing more: a send needs a time
+    /// limit, and only ``shutdown(timeLimit:)`` says how long the caller can wait.
+    deinit {
+        let (pipeline, logger): (Pipeline?, SDKLogger) = state.withLock { ($0.isShutDown ? nil : $0.pipeline, $0.logger) }
+        guard let pipeline else { return }
+        intake.shutDown()
+        logger.warning("A configured client was released without shutdown(): its queued events are kept on disk for the next launch, and its threads and files are released. Call shutdown() to send them now.")
+        let finished = hooks.releasedWithoutShutdown
+        Task {
+            await pipeline.shutDown(timeLimit: .zero)
+            finished?()
+        }
+    }
+
     var logger: SDKLogger { state.withLock { $0.logger } }
 
     /// Where the SDK logs unless told otherwise: `os.Logger` on Apple platforms, standard error

@@ -22,6 +22,8 @@ package struct TestHooks: Sendable {
     package var startsUploader = true
     /// Multiplies every backoff delay (`sdl demo` shortens the wait, and says so).
     package var backoffScale: Double = 1
+    /// Called once a client released without `shutdown()` has given back its files and threads.
+    package var releasedWithoutShutdown: (@Sendable () -> Void)?
 
     package init() {}
 }

@@ -141,7 +141,8 @@ final class Pipeline: Sendable {
     private func runShutdown(timeLimit: Duration) async {
         intake.shutDown()
         await stagesTask.value
-        if intake.isEnabled {
+        // No time at all (a client released without shutdown): no send is started.
+        if intake.isEnabled, timeLimit > .zero {
             await withTimeLimit(timeLimit) { await self.flushOnce() }
         }
         uploaderSignals?.finish()
