@@ -246,7 +246,9 @@ public final class SimpleDataLogsClient: Sendable {
     /// a desktop app calls it itself (a server need not: it reports `background`).
     /// - Parameter activity: What changed, now.
     public func reportActivity(_ activity: ActivityEvent) {
-        intake.enqueue(.activity(activity, at: wallClock.nowMilliseconds))
+        if case .dropped(firstInEpisode: true) = intake.enqueueActivity(activity, at: wallClock.nowMilliseconds) {
+            logger.warning("More than \(Intake.maxQueuedActivities) activity reports are waiting to be processed; later ones are dropped until the queue drains. Report foreground and background on changes, not in a loop.")
+        }
     }
 
     // MARK: Identity and opt-out

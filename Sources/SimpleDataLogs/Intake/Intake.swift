@@ -57,6 +57,9 @@ final class Intake: Sendable {
         var droppedBeforeConfigure = 0
         var ignoredWhileDisabled = 0
         var ids = EventIDGenerator()
+        /// Activity reports among `items` (``maxQueuedActivities``).
+        var queuedActivities = 0
+        var droppingActivities = false
     }
 
     /// The backlog's bounds: events accepted but not yet written, by count and by estimated bytes.
@@ -157,6 +160,46 @@ final class Intake: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// The most activity reports (`foreground`, `background`) waiting to be drained; past it new
+    /// ones are dropped. Consecutive `userInput` reports fold into one item.
+    static let maxQueuedActivities = 1_000
+
+    /// What ``enqueueActivity(_:at:)`` did.
+    enum ActivityAcceptance: Equatable {
+        case queued
+        /// Folded into the `userInput` report just before it: only the latest input time counts.
+        case coalesced
+        /// Dropped: ``maxQueuedActivities`` are waiting; `firstInEpisode` asks for the one log line.
+        case dropped(firstInEpisode: Bool)
+    }
+
+    /// Enqueues an activity report, in order with the events, within ``maxQueuedActivities``.
+    ///
+    /// A caller reporting input on every keystroke or mouse move would otherwise grow the queue
+    /// without bound while the stage is busy or before `configure`. Consecutive `userInput`
+    /// reports fold into the newest: the activity rules keep only the latest input time, and the
+    /// session rules ignore input. Foreground and background reports are never folded (each one
+    /// moves the session and engagement rules); a flood of them is cut at the bound instead.
+    func enqueueActivity(_ activity: ActivityEvent, at time: Int64) -> ActivityAcceptance {
+        let (acceptance, wake): (ActivityAcceptance, Bool) = state.withLock { state in
+            if state.shutDown { return (.queued, false) }
+            if activity == .userInput, case .activity(.userInput, _)? = state.items.last {
+                state.items[state.items.count - 1] = .activity(.userInput, at: time)
+                return (.coalesced, false)
+            }
+            guard state.queuedActivities < Self.maxQueuedActivities else {
+                defer { state.droppingActivities = true }
+                return (.dropped(firstInEpisode: !state.droppingActivities), false)
+            }
+            state.droppingActivities = false
+            state.queuedActivities += 1
+            state.items.append(.activity(activity, at: time))
+            return (.queued, state.configured && Self.claimWake(&state))
+        }
+        if wake { wakeContinuation.yield() }
+        return acceptance
+    }
+
     /// Enqueues an identity call (`setDeviceID`, `setDefaultProperties`), a barrier, or
     /// `setEnabled`, in order with the events.
     ///
@@ -229,6 +272,7 @@ final class Intake: Sendable {
     func drain(into buffer: inout [IntakeItem]) {
         state.withLock { state in
             state.wakePending = false
+            state.queuedActivities = 0
             swap(&state.items, &buffer)
         }
     }
