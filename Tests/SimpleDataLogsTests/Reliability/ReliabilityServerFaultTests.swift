@@ -30,6 +30,10 @@ struct ReliabilityServerFaultTests {
         ServerFault(name: "redirects (never followed)", script: [.redirect(307, to: "http://127.0.0.1:9/v1/events"), .redirect(308, to: "http://127.0.0.1:9/v1/events"), .redirect(302, to: "/elsewhere")]),
         ServerFault(name: "a relay answering 200 and 204 (not 202)", script: [.status(200), .status(204)]),
         ServerFault(name: "a proxy answering 413 whatever the size (singles kept, not dropped)", script: Array(repeating: .status(413), count: 12)),
+        ServerFault(
+            name: "one batch answered 500 again and again (demoted, the rest go first)",
+            script: Array(repeating: .status(500), count: 3) + [.normal(), .normal()] + Array(repeating: .status(500), count: 5)
+        ),
     ]
 
     @Test("every event arrives once or is accounted for by a documented drop, and the counters balance", arguments: faults)
