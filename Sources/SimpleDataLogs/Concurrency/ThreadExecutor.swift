@@ -35,8 +35,15 @@ final class ThreadExecutor: SerialExecutor, Sendable {
         thread.start()
     }
 
+    /// The form the runtime calls where `ExecutorJob` exists (macOS 14, iOS 17, Linux).
+    @available(macOS 14, iOS 17, *)
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+        enqueue(UnownedJob(job))
+    }
+
+    /// The form the runtime calls on macOS 13 and iOS 16, the package's floor; the newer form
+    /// forwards here, so there is one queue either way.
+    func enqueue(_ job: UnownedJob) {
         let accepted: Bool = queue.withLock { queue in
             guard !queue.exited else { return false }
             queue.jobs.append(job)

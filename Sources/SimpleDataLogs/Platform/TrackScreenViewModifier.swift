@@ -1,5 +1,5 @@
 #if canImport(SwiftUI)
-import SwiftUI
+public import SwiftUI
 
 extension View {
     /// Sends `screen_view` with a `screen` property each time this view appears. Not compiled on
