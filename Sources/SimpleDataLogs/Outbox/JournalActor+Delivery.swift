@@ -48,7 +48,19 @@ extension JournalActor {
 
     /// After a 202: the batch file is deleted; `delivered` and `rejected` events are counted.
     func markDelivered(_ id: UUID, rejected: Int) {
-        guard let batch = remove(id) else { return }
+        guard let batch = remove(id) else {
+            // Evicted by the caps while its request was in flight, and accepted after all: its
+            // events were delivered, not dropped. The counters say so (the file is gone anyway).
+            if let count = recentlyEvicted.removeValue(forKey: id) {
+                let rejected = min(rejected, count)
+                counters.update {
+                    $0.evictedByCaps -= count
+                    $0.delivered += count - rejected
+                    $0.rejectedByIngest += rejected
+                }
+            }
+            return
+        }
         let rejected = min(rejected, batch.eventCount)
         counters.update {
             $0.delivered += batch.eventCount - rejected

@@ -212,6 +212,7 @@ extension JournalActor {
                 try? fileSystem.remove(area.batchesFolder + "/" + batch.fileName)
             }
         }
+        for batch in evicted { noteEvicted(batch) }
         counters.update {
             $0.evictedByCaps += events
             $0.setAside -= refusedEvents
@@ -222,4 +223,17 @@ extension JournalActor {
             logger.warning("The outbox reached its cap (\(caps.maxEvents) events, \(caps.maxBytes / 1_000_000) MB or \(caps.maxFiles) files); dropped the oldest \(count) batches (\(events) events). More are dropped, and counted, until sending catches up.")
         }
     }
+
+    /// Remembers an evicted sealed batch for a while: its request may be in flight, and a 202
+    /// that comes after the eviction moves its events from evicted to delivered. Bounded: only
+    /// the latest ``recentlyEvictedLimit`` are kept (a request in flight is among the newest).
+    func noteEvicted(_ batch: StoredBatch) {
+        recentlyEvicted[batch.id] = batch.eventCount
+        recentlyEvictedOrder.append(batch.id)
+        if recentlyEvictedOrder.count > Self.recentlyEvictedLimit {
+            recentlyEvicted[recentlyEvictedOrder.removeFirst()] = nil
+        }
+    }
+
+    static let recentlyEvictedLimit = 64
 }

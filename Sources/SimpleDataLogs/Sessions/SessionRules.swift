@@ -11,8 +11,13 @@
 /// - Sessions are kept per device id, so a server tracking for many devices never merges two
 ///   devices into one session. At most `maxSessions` are open; past that the least recently
 ///   active one is ended.
-/// - Back-dated events never move sessions and carry no `session_id`. Autocaptured events do not
-///   count as activity: they join an open session but never start or extend one.
+/// - Back-dated events never move sessions and carry no `session_id`.
+/// - A launch is activity: `app_launched` and `app_crashed` (sent at launch) start a session when
+///   none is open and extend the open one, like a live event, so `.sessions` works without any
+///   `track` call, as the product doc promises. Other autocaptured events (`session_start`,
+///   `session_end`) join an open session but never start or extend one.
+/// - In `.activation` mode an activation also starts a session when none is open, for the device
+///   id of the latest activity event (apps have one identity at a time; none before any event).
 struct SessionRules: Sendable {
     /// One open session.
     struct Session: Sendable, Equatable, Codable {
@@ -31,6 +36,9 @@ struct SessionRules: Sendable {
     /// Since when the app has been away (not in front), when it is.
     private(set) var awaySince: Int64?
     private var ids: EventIDGenerator
+    /// The device id of the latest activity event: whom an activation's session is for. `nil`
+    /// until one has been seen.
+    private var latestDevice: String??
 
     init(mode: SessionMode, maxSessions: Int = 1_000, ids: EventIDGenerator = EventIDGenerator()) {
         self.mode = mode
@@ -47,23 +55,25 @@ struct SessionRules: Sendable {
         guard event.origin != .backdated else { return [] }
         let key = event.deviceID ?? ""
         let now = event.timestamp
+        let isActivity = Self.isActivity(event)
+        if isActivity { latestDevice = .some(event.deviceID) }
         var emitted: [Event] = []
         if var session = sessions[key] {
             if isExpired(session, at: now) {
-                if event.origin == .autocaptured {
-                    // Autocapture never starts a session; the expired one ends at the next real event.
+                if !isActivity {
+                    // Never starts a session; the expired one ends at the next activity.
                     return []
                 }
                 emitted.append(endEvent(for: session))
                 sessions[key] = nil
             } else {
-                if event.origin == .live { session.lastActivity = max(session.lastActivity, now) }
+                if isActivity { session.lastActivity = max(session.lastActivity, now) }
                 sessions[key] = session
                 event.sessionID = session.id
                 return []
             }
         }
-        guard event.origin == .live else { return emitted }
+        guard isActivity else { return emitted }
         let session = Session(id: newSessionID(at: now), deviceID: event.deviceID, start: now, lastActivity: now)
         emitted.append(startEvent(for: session))
         sessions[key] = session
@@ -84,7 +94,25 @@ struct SessionRules: Sendable {
             sessions[key] = nil
         }
         touchAll(at: time)
+        // Before any event there is no device id yet: the session is for none, as events are
+        // until `setDeviceID`.
+        let device: String? = latestDevice ?? nil
+        if sessions[device ?? ""] == nil {
+            let session = Session(id: newSessionID(at: time), deviceID: device, start: time, lastActivity: time)
+            sessions[device ?? ""] = session
+            emitted.append(startEvent(for: session))
+            emitted += evictIfOverBound(keeping: device ?? "")
+        }
         return emitted
+    }
+
+    /// Whether an event is activity: it may start a session and keeps one alive.
+    static func isActivity(_ event: Event) -> Bool {
+        switch event.origin {
+        case .live: return true
+        case .autocaptured: return event.name == "app_launched" || event.name == "app_crashed"
+        case .backdated: return false
+        }
     }
 
     /// The app went to the background at `time`.

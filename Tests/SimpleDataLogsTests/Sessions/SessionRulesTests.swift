@@ -67,15 +67,36 @@ struct SessionRulesTests {
         #expect(later.map(\.name) == ["session_end", "session_start", "e"])
     }
 
-    @Test("autocaptured events join an open session but never start or extend one")
-    func autocaptured() {
+    @Test("a launch is activity: app_launched and app_crashed start and extend a session; session events do not")
+    func launchesStartSessions() {
         var rules = SessionRules(mode: .inactivityTimeout(minutes: 30))
-        let alone = run(&rules, [event("app_launched", atMinute: 0, origin: .autocaptured)])
-        #expect(alone.map(\.name) == ["app_launched"] && alone[0].sessionID == nil)
-        var sent = run(&rules, [event(atMinute: 1), event("app_launched", atMinute: 20, origin: .autocaptured)])
-        #expect(sent.last?.sessionID == sent[0].sessionID)
-        sent = run(&rules, [event(atMinute: 31.5)])
-        #expect(sent.map(\.name) == ["session_end", "session_start", "e"], "minute 20 did not count as activity")
+        let launch = run(&rules, [
+            event("app_crashed", atMinute: 0, origin: .autocaptured), event("app_launched", atMinute: 0, origin: .autocaptured),
+        ])
+        #expect(launch.map(\.name) == ["session_start", "app_crashed", "app_launched"])
+        #expect(launch[1].sessionID == launch[0].sessionID && launch[2].sessionID == launch[0].sessionID)
+        var sent = run(&rules, [event("app_launched", atMinute: 20, origin: .autocaptured)])
+        #expect(sent.map(\.name) == ["app_launched"] && sent[0].sessionID == launch[0].sessionID)
+        sent = run(&rules, [event(atMinute: 45)])
+        #expect(sent.map(\.name) == ["e"], "minute 20 was activity: the session lives on")
+        var other = SessionRules(mode: .inactivityTimeout(minutes: 30))
+        var end = event("session_end", atMinute: 0, origin: .autocaptured)
+        #expect(other.process(&end).isEmpty && end.sessionID == nil, "session events never start one")
+    }
+
+    @Test("activation starts a session when none is open, for the latest event's device, without any track call")
+    func activationStartsSession() {
+        var rules = SessionRules(mode: .activation)
+        let first = rules.appBecameActive(at: 0)
+        #expect(first.map(\.name) == ["session_start"] && first[0].deviceID == nil, "before any event: no device")
+        #expect(rules.appBecameActive(at: 60_000).isEmpty, "one is open: none started")
+        var identified = SessionRules(mode: .activation)
+        _ = run(&identified, [event("app_launched", atMinute: 0, device: "d1", origin: .autocaptured)])
+        let base: Int64 = 1_796_205_600_000
+        identified.appWentAway(at: base + 60_000)
+        let back = identified.appBecameActive(at: base + 60_000 + 31 * 60_000)
+        #expect(back.map(\.name) == ["session_end", "session_start"])
+        #expect(back.last?.deviceID == "d1")
     }
 
     @Test("per-device sessions: two devices never share a session; the bound ends the least recently active")
@@ -103,10 +124,10 @@ struct SessionRulesTests {
         #expect(Set(sent.compactMap(\.sessionID)).count == 1)
         rules.appWentAway(at: event(atMinute: 40).timestamp)
         let ended = rules.appBecameActive(at: event(atMinute: 70.01).timestamp)
-        #expect(ended.map(\.name) == ["session_end"])
+        #expect(ended.map(\.name) == ["session_end", "session_start"], "the activation starts the next one")
         #expect(ended.first?.timestamp == event(atMinute: 40).timestamp, "ended when the app went away")
         let next = run(&rules, [event(atMinute: 71)])
-        #expect(next.map(\.name) == ["session_start", "e"])
+        #expect(next.map(\.name) == ["e"] && next[0].sessionID == ended.last?.sessionID)
     }
 
     @Test("activation with no activity source (Linux) behaves as a 30-minute inactivity timeout")

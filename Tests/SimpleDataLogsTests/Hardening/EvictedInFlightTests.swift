@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+@Suite("Hardening: the caps and a request in flight agree on what was delivered")
+struct EvictedInFlightTests {
+    @Test("a batch evicted by the caps while its request is in flight, then accepted, counts as delivered, not evicted")
+    func evictedThenAccepted() async throws {
+        let delivery = try Delivery(adjust: {
+            $0.batchSize = 1
+            $0.limits.outboxFiles = 3
+        })
+        delivery.ingest.script([.normal(delay: .milliseconds(500))])
+        delivery.track(0..<1)
+        let flushing = Task { await delivery.client.flush() }
+        #expect(await delivery.ingest.waitForRequests(count: 1), "batch 0 is on its way; its answer waits")
+        delivery.track(1..<5)
+        await delivery.test.drain()
+        #expect(delivery.client.counters.evictedByCaps >= 1, "five files over a cap of three: the oldest went")
+        _ = await flushing.value
+        for _ in 0..<3 where delivery.client.counters.pending > 0 { await delivery.client.flush() }
+        let counters = delivery.client.counters
+        #expect(delivery.deliveredSeqs.contains(0), "the ingest has it")
+        #expect(counters.delivered == delivery.deliveredSeqs.count, "\(counters)")
+        #expect(counters.delivered + counters.evictedByCaps == 5 && counters.isBalanced, "\(counters)")
+        await delivery.tearDown()
+    }
+}
