@@ -12,7 +12,8 @@ struct Event: Sendable, Equatable {
         /// Tracked by the app with an explicit earlier time: never moves sessions, carries no
         /// `session_id`, `app_state` or `engaged_ms`.
         case backdated
-        /// Sent by the SDK itself (`app_launched`, `session_start`, …): not activity.
+        /// Sent by the SDK itself (`app_launched`, `session_start`, …); only `app_launched` and
+        /// `app_crashed` count as activity for sessions (``SessionRules``).
         case autocaptured
     }
 
