@@ -1,67 +1,74 @@
 // Apple-only lifecycle adapters. They cannot be compiled on the Linux machines the SDK is built
-// and tested on; DESIGN.md ("Uncompiled adapters") lists them. Each one only maps platform
-// callbacks to the platform-neutral calls the Linux tests exercise: `reportActivity`, `flush`,
-// and the bounded termination drain.
+// and tested on (the hosted macOS workflow compiles them); DESIGN.md lists them. Each one only
+// maps platform notifications to `respond(to:)`, whose rules Linux tests exercise.
 #if canImport(UIKit) && !os(watchOS)
 import UIKit
 
-/// iOS: activity from the app's foreground state; a flush, under a background task of at most
-/// 20 seconds, when the app moves to the background; the termination hold.
+/// iOS: maps the app's notifications to ``LifecycleMoment``s; what each one does is decided in
+/// platform-neutral code (``LifecycleResponse``). The state at attach is reported too, so a
+/// client configured after launch does not call every event `background` until the next
+/// activation.
 @MainActor
 enum AppleLifecycle {
     static func attach(_ client: SimpleDataLogsClient) {
+        let application = UIApplication.shared
+        client.respond(to: application.applicationState == .active ? .becameActive : .resignedActive)
         let center = NotificationCenter.default
         center.addObserver(forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main) { _ in
-            client.reportActivity(.foreground)
+            client.respond(to: .becameActive)
         }
         center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { _ in
-            client.reportActivity(.background)
-            Task { @MainActor in flushInBackground(client) }
+            client.respond(to: .enteredBackground, beginBackgroundTime: { BackgroundTime.begin() })
         }
         center.addObserver(forName: UIApplication.willTerminateNotification, object: nil, queue: .main) { _ in
-            TerminationHold.hold(client)
+            client.respond(to: .willTerminate)
         }
     }
+}
 
-    /// Asks for background time for the send, and ends it after at most 20 seconds.
-    private static func flushInBackground(_ client: SimpleDataLogsClient) {
-        let application = UIApplication.shared
-        var task = UIBackgroundTaskIdentifier.invalid
-        task = application.beginBackgroundTask(withName: "SimpleDataLogs flush") {
-            application.endBackgroundTask(task)
-        }
-        let identifier = task
-        Task {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await client.flush() }
-                group.addTask { try? await Task.sleep(for: .seconds(20)) }
-                await group.next()
-                group.cancelAll()
+/// An iOS background task, as the one thing ``LifecycleResponse/Send/inBackground(limit:)``
+/// needs from UIKit: begun, and ended exactly once (by the send, or by the system's expiry).
+enum BackgroundTime {
+    /// Begins a background task; returns what ends it.
+    static func begin() -> @Sendable () -> Void {
+        // The identifier's raw value, so that only an `Int` crosses threads.
+        let identifier = Locked(UIBackgroundTaskIdentifier.invalid.rawValue)
+        @Sendable func end() {
+            let raw = identifier.withLock { raw in
+                defer { raw = UIBackgroundTaskIdentifier.invalid.rawValue }
+                return raw
             }
-            await MainActor.run { application.endBackgroundTask(identifier) }
+            guard raw != UIBackgroundTaskIdentifier.invalid.rawValue else { return }
+            Task { @MainActor in UIApplication.shared.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: raw)) }
         }
+        let task = MainActor.assumeIsolated {
+            UIApplication.shared.beginBackgroundTask(withName: "SimpleDataLogs flush") { end() }
+        }
+        identifier.withLock { $0 = task.rawValue }
+        return end
     }
 }
 #elseif canImport(AppKit)
 import AppKit
 
-/// macOS: activity from activation and from recent keyboard or mouse input; a flush when the
-/// Mac goes to sleep; the termination hold.
+/// macOS: maps the app's notifications to ``LifecycleMoment``s (activation, resignation, sleep,
+/// termination), and reports recent keyboard or mouse input; the state at attach is reported too.
 @MainActor
 enum AppleLifecycle {
     static func attach(_ client: SimpleDataLogsClient) {
+        client.respond(to: NSApplication.shared.isActive ? .becameActive : .resignedActive)
         let center = NotificationCenter.default
         center.addObserver(forName: NSApplication.didBecomeActiveNotification, object: nil, queue: .main) { _ in
-            client.reportActivity(.foreground)
+            client.respond(to: .becameActive)
         }
         center.addObserver(forName: NSApplication.didResignActiveNotification, object: nil, queue: .main) { _ in
-            client.reportActivity(.background)
+            client.respond(to: .resignedActive)
         }
         center.addObserver(forName: NSApplication.willTerminateNotification, object: nil, queue: .main) { _ in
-            TerminationHold.hold(client)
+            client.respond(to: .willTerminate)
         }
         NSWorkspace.shared.notificationCenter.addObserver(forName: NSWorkspace.willSleepNotification, object: nil, queue: .main) { _ in
-            Task { await client.flush() }
+            client.respond(to: .willSleep)
         }
         InputIdleWatcher.start(client)
     }
@@ -78,25 +85,6 @@ enum InputIdleWatcher {
             let idle = CGEventSource.secondsSinceLastEventType(.combinedSessionState, eventType: CGEventType(rawValue: ~0)!)
             if idle < 2 { client.reportActivity(.userInput) }
         }
-    }
-}
-#endif
-
-#if canImport(UIKit) || canImport(AppKit)
-/// The one place the SDK blocks a thread it does not own (DESIGN.md, "Lifecycle"): once
-/// termination begins, the main thread is held until every queued event is in the journal (at
-/// most 1 s), then the quit is held until the send ends or 2 s have passed since termination
-/// began. Before termination, `track` never waits.
-enum TerminationHold {
-    static func hold(_ client: SimpleDataLogsClient) {
-        let began = DispatchTime.now()
-        client.drainSynchronously(timeout: .seconds(1))
-        let sent = DispatchSemaphore(value: 0)
-        Task.detached {
-            await client.flush()
-            sent.signal()
-        }
-        _ = sent.wait(timeout: began + .seconds(2))
     }
 }
 #endif

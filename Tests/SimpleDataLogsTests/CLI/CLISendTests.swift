@@ -54,7 +54,7 @@ struct CLISendTests {
         #expect(status == 75, "\(console.output)\n\(console.errors)")
         #expect(console.errors.contains("not delivered yet") && console.errors.contains("safe on disk"))
         let report = OutboxInspector.inspect(root: folder.path)
-        #expect(report.pendingEvents == 1, "the event waits on disk")
+        #expect(report.pendingEvents == 1, "the event waits on disk: \(JournalReader.files(under: folder.path))\n\(console.errors)")
 
         let ingest = try LocalIngest()
         defer { ingest.stop() }
@@ -79,7 +79,7 @@ struct CLISendTests {
         )
         #expect(status == 75, "\(console.errors)")
         #expect(console.errors.contains("401"))
-        #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 1)
+        #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 1, "\(JournalReader.files(under: folder.path))\n\(console.errors)")
         #expect(!console.errors.contains(Self.key))
     }
 }

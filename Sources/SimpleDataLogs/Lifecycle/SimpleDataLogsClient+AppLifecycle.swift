@@ -1,0 +1,49 @@
+import Dispatch
+
+extension SimpleDataLogsClient {
+    /// Answers a moment of the app's life (``LifecycleResponse``): reports the activity, and
+    /// sends as the moment allows. Called by the Apple adapters on the main thread; platform-
+    /// neutral so that Linux tests drive it.
+    /// - Parameters:
+    ///   - moment: What happened.
+    ///   - beginBackgroundTime: Asks the platform for time to finish a send (an iOS background
+    ///     task) and returns what gives it back; called at most once, and what it returns is
+    ///     called exactly once. `nil` where the platform has no such thing.
+    package func respond(to moment: LifecycleMoment, beginBackgroundTime: (@Sendable () -> @Sendable () -> Void)? = nil) {
+        let response = LifecycleResponse.to(moment)
+        if let activity = response.activity { reportActivity(activity) }
+        switch response.send {
+        case nil:
+            break
+        case .plain:
+            Task { await flush() }
+        case .inBackground(let limit):
+            let giveBack = beginBackgroundTime?()
+            let clock = clock
+            Task {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await self.flush() }
+                    group.addTask { try? await clock.sleep(for: limit) }
+                    await group.next()
+                    group.cancelAll()
+                }
+                giveBack?()
+            }
+        case .holdingTermination(let drain, let total):
+            holdTermination(drain: drain, total: total)
+        }
+    }
+
+    /// The termination hold (DESIGN.md, "Lifecycle"): blocks the calling thread, which the
+    /// process is ending anyway, on real time, since the system's own deadline is real time.
+    private func holdTermination(drain: Duration, total: Duration) {
+        let deadline = DispatchTime.after(total)
+        drainSynchronously(timeout: drain)
+        let sent = DispatchSemaphore(value: 0)
+        Task.detached { [self] in
+            await flush()
+            sent.signal()
+        }
+        _ = sent.wait(timeout: deadline)
+    }
+}

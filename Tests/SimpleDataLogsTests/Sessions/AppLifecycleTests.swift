@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// The app lifecycle rules, decided in platform-neutral code: the Apple adapters only map
+/// notifications to `respond(to:)`, so what they do is tested here, on Linux.
+@Suite("Lifecycle of apps: what each moment does")
+struct AppLifecycleTests {
+    @Test("the table: activation and resignation report activity; background sends under 20 s of background time; sleep sends; termination holds 1 s + 2 s")
+    func table() {
+        #expect(LifecycleResponse.to(.becameActive) == LifecycleResponse(activity: .foreground, send: nil))
+        #expect(LifecycleResponse.to(.resignedActive) == LifecycleResponse(activity: .background, send: nil))
+        #expect(LifecycleResponse.to(.enteredBackground) == LifecycleResponse(activity: .background, send: .inBackground(limit: .seconds(20))))
+        #expect(LifecycleResponse.to(.willSleep) == LifecycleResponse(activity: nil, send: .plain))
+        #expect(LifecycleResponse.to(.willTerminate) == LifecycleResponse(activity: nil, send: .holdingTermination(drain: .seconds(1), total: .seconds(2))))
+    }
+
+    @Test("the state at attach: a client configured while the app is in front calls its first events active, with a session, without any track call before")
+    func stateAtAttach() async throws {
+        let test = TestClient(adjust: { $0.autocapture = [.appLaunches, .sessions]; $0.sessionMode = .activation })
+        test.client.respond(to: .becameActive)
+        test.client.track("first")
+        let events = try await test.flushedEvents()
+        #expect(events.map { $0["event"] as? String } == ["app_launched", "session_start", "first"] || events.map { $0["event"] as? String } == ["session_start", "app_launched", "first"], "\(events.map { $0["event"] ?? "" })")
+        #expect(events.last?["app_state"] as? String == "active")
+        #expect(Set(events.compactMap { $0["session_id"] as? String }).count == 1, "one session: the launch's")
+        await test.tearDown()
+    }
+
+    @Test("entering the background: the send gets background time, given back once it ends")
+    func backgroundTimeGivenBackAfterTheSend() async throws {
+        let delivery = try Delivery()
+        delivery.track(0..<3)
+        let calls = Locked((begun: 0, ended: 0))
+        let ended = AsyncStream<Void>.makeStream()
+        delivery.client.respond(to: .enteredBackground, beginBackgroundTime: {
+            calls.withLock { $0.begun += 1 }
+            return {
+                calls.withLock { $0.ended += 1 }
+                ended.continuation.yield()
+            }
+        })
+        for await _ in ended.stream { break }
+        #expect(calls.withLock { $0 } == (1, 1))
+        #expect(delivery.deliveredSeqs == [0, 1, 2], "sent before the time was given back")
+        await delivery.tearDown()
+    }
+
+    @Test("entering the background with an edge that never answers: the background time is given back after 20 s on the client's clock, not before")
+    func backgroundTimeBounded() async throws {
+        let delivery = try Delivery()
+        delivery.ingest.script([.normal(delay: .seconds(600))])
+        delivery.track(0..<3)
+        await delivery.test.drain()
+        let ended = Locked(0)
+        let endedStream = AsyncStream<Void>.makeStream()
+        delivery.client.respond(to: .enteredBackground, beginBackgroundTime: {
+            { ended.withLock { $0 += 1 }; endedStream.continuation.yield() }
+        })
+        #expect(await delivery.ingest.waitForRequests(count: 1), "the send is under way")
+        // Two sleepers: the uploader's 30 s request deadline and the 20 s background limit.
+        try #require(await delivery.test.clock.waitForSleepers(count: 2))
+        delivery.test.clock.advance(by: .seconds(19))
+        #expect(ended.withLock { $0 } == 0, "19 s: still sending")
+        delivery.test.clock.advance(by: .seconds(1))
+        for await _ in endedStream.stream { break }
+        #expect(ended.withLock { $0 } == 1)
+        await delivery.client.shutdown(timeLimit: .zero)
+        delivery.ingest.stop()
+    }
+
+    @Test("termination: the queue is journaled and sent before the hold ends, on a thread of its own")
+    func terminationHold() async throws {
+        let delivery = try Delivery()
+        delivery.track(0..<5)
+        try await onOwnThread { [client = delivery.client] in client.respond(to: .willTerminate) }
+        #expect(delivery.deliveredSeqs == [0, 1, 2, 3, 4], "sent within the hold")
+        await delivery.tearDown()
+    }
+}
