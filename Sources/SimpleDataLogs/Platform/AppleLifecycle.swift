@@ -27,24 +27,35 @@ enum AppleLifecycle {
 }
 
 /// An iOS background task, as the one thing ``LifecycleResponse/Send/inBackground(limit:)``
-/// needs from UIKit: begun, and ended exactly once (by the send, or by the system's expiry).
+/// needs from UIKit: begun on the main actor, and ended exactly once (by the send, or by the
+/// system's expiry), whichever of the begin and the end comes first.
 enum BackgroundTime {
+    private struct State: Sendable {
+        /// The task's raw identifier once begun (only an `Int` crosses threads).
+        var raw: Int?
+        var ended = false
+    }
+
     /// Begins a background task; returns what ends it.
     static func begin() -> @Sendable () -> Void {
-        // The identifier's raw value, so that only an `Int` crosses threads.
-        let identifier = Locked(UIBackgroundTaskIdentifier.invalid.rawValue)
+        let state = Locked(State())
         @Sendable func end() {
-            let raw = identifier.withLock { raw in
-                defer { raw = UIBackgroundTaskIdentifier.invalid.rawValue }
-                return raw
+            let raw: Int? = state.withLock { state in
+                defer { state.ended = true; state.raw = nil }
+                return state.ended ? nil : state.raw
             }
-            guard raw != UIBackgroundTaskIdentifier.invalid.rawValue else { return }
+            guard let raw else { return }
             Task { @MainActor in UIApplication.shared.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: raw)) }
         }
-        let task = MainActor.assumeIsolated {
-            UIApplication.shared.beginBackgroundTask(withName: "SimpleDataLogs flush") { end() }
+        Task { @MainActor in
+            let task = UIApplication.shared.beginBackgroundTask(withName: "SimpleDataLogs flush") { end() }
+            // The send may have ended before the task began: end it at once then.
+            let endedAlready: Bool = state.withLock { state in
+                if !state.ended { state.raw = task.rawValue }
+                return state.ended
+            }
+            if endedAlready { UIApplication.shared.endBackgroundTask(task) }
         }
-        identifier.withLock { $0 = task.rawValue }
         return end
     }
 }

@@ -27,6 +27,18 @@ struct CrashRecordSharingTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(CrashRecordFiles.isRecordName)
     }
 
+    /// The next launch sends the record as one `app_crashed` under the record's id, and deletes it.
+    static func relaunchSendsOnce(_ id: UUID, from directory: TemporaryDirectory) async throws {
+        let ingest = try LocalIngest()
+        let relaunched = TestClient(directory: directory, endpoint: ingest.endpoint)
+        await relaunched.client.flush()
+        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+        #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()])
+        #expect(recordFiles(in: directory).isEmpty)
+        await relaunched.tearDown()
+        ingest.stop()
+    }
+
     @Test("a second process launched in the same folder leaves the first one's live record alone: the first one's crash arrives")
     func sharedFolder() async throws {
         let directory = TemporaryDirectory()
@@ -88,14 +100,7 @@ struct CrashRecordSharingTests {
             child.kill()
         }
         #expect(Self.recordFiles(in: directory).count == 1)
-        let ingest = try LocalIngest()
-        let relaunched = TestClient(directory: directory, endpoint: ingest.endpoint)
-        await relaunched.client.flush()
-        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
-        #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()])
-        #expect(Self.recordFiles(in: directory).isEmpty)
-        await relaunched.tearDown()
-        ingest.stop()
+        try await Self.relaunchSendsOnce(id, from: directory)
     }
 
     @Test("when the journal cannot write, the record is kept for the next launch, which sends it under the same id")
@@ -110,14 +115,7 @@ struct CrashRecordSharingTests {
         await failing.client.shutdown()
         #expect(Self.recordFiles(in: directory).count == 1, "given back, not deleted, at shutdown")
 
-        let ingest = try LocalIngest()
-        let relaunched = TestClient(directory: directory, endpoint: ingest.endpoint)
-        await relaunched.client.flush()
-        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
-        #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()])
-        #expect(Self.recordFiles(in: directory).isEmpty)
-        await relaunched.tearDown()
-        ingest.stop()
+        try await Self.relaunchSendsOnce(id, from: directory)
     }
 
     @Test("the opt-out deletes records handed over and those of ended processes, and sends none")
