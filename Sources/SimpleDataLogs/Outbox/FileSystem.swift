@@ -84,7 +84,23 @@ package struct PosixFileSystem: FileSystem {
 
     package func sync(_ descriptor: Int32, path: String) throws(FileSystemError) {
         guard fsync(descriptor) == 0 else { throw FileSystemError(code: errno, operation: "fsync", path: path) }
+        #if canImport(Darwin)
+        try flushDriveCache(descriptor, path: path)
+        #endif
     }
+
+    #if canImport(Darwin)
+    /// On Apple platforms `fsync` hands the data to the drive, which may keep it in its own cache
+    /// through a power loss; `F_FULLFSYNC` asks the drive to write that cache to the medium, which
+    /// the power-loss promise needs (DESIGN.md, "Durability contract"). One call flushes the whole
+    /// cache, so a group of files pays it once. A file system that does not support it (some
+    /// network and FAT volumes answer `ENOTSUP`) keeps the `fsync` alone.
+    private func flushDriveCache(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        guard fcntl(descriptor, F_FULLFSYNC) == 0 || errno == ENOTSUP || errno == EINVAL else {
+            throw FileSystemError(code: errno, operation: "fcntl(F_FULLFSYNC)", path: path)
+        }
+    }
+    #endif
 
     package func syncAll(_ files: [(descriptor: Int32, path: String)]) throws(FileSystemError) {
         if files.count > 1, let syncFileSystem = DiskFlush.syncFileSystem {
@@ -95,7 +111,15 @@ package struct PosixFileSystem: FileSystem {
             }
             return
         }
+        #if canImport(Darwin)
+        // Each file to the drive, then the drive's cache to the medium once, for the whole group.
+        for file in files where fsync(file.descriptor) != 0 {
+            throw FileSystemError(code: errno, operation: "fsync", path: file.path)
+        }
+        if let last = files.last { try flushDriveCache(last.descriptor, path: last.path) }
+        #else
         for file in files { try sync(file.descriptor, path: file.path) }
+        #endif
     }
 
     package func close(_ descriptor: Int32) {

@@ -21,10 +21,14 @@ extension JournalActor {
             return
         }
         do {
-            try fileSystem.createDirectory(layout.areasFolder, mode: 0o700)
-            try fileSystem.createDirectory(layout.quarantineFolder, mode: 0o700)
+            // The root's attributes first: on iOS the folders made in it inherit its class.
+            try fileSystem.createDirectory(layout.root, mode: 0o700)
             chmod(layout.root, 0o700)
             StorageAttributes.apply(to: layout.root)
+            for folder in [layout.areasFolder, layout.quarantineFolder] {
+                try fileSystem.createDirectory(folder, mode: 0o700)
+                StorageAttributes.protect(folder)
+            }
         } catch {
             reportDiskTrouble(error, doing: "create its folder \(layout.root)")
             return
@@ -96,9 +100,10 @@ extension JournalActor {
             switch AreaLock.acquire(area, fileSystem: fileSystem) {
             case .success(let lock):
                 do {
-                    try fileSystem.createDirectory(area.batchesFolder, mode: 0o700)
-                    try fileSystem.createDirectory(area.setAsideFolder, mode: 0o700)
-                    try fileSystem.createDirectory(area.temporaryFolder, mode: 0o700)
+                    for folder in [area.folder, area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
+                        try fileSystem.createDirectory(folder, mode: 0o700)
+                        StorageAttributes.protect(folder)
+                    }
                 } catch {
                     reportDiskTrouble(error, doing: "create the area \(area.folder)")
                 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Platform attributes of the outbox folder. Apple-only and thin: it cannot be compiled on the
-/// Linux machines the SDK is built and tested on (DESIGN.md lists it among the uncompiled
-/// adapters); on Linux the folder's mode (0700) is the whole story.
+/// Platform attributes of the outbox folder. Apple-only and thin: its Apple branches cannot be
+/// compiled on the Linux machines the SDK is built and tested on (DESIGN.md lists it); on Linux
+/// the folder's mode (0700) is the whole story.
 enum StorageAttributes {
     /// Excludes the folder from backups, and on iOS gives it the
     /// `completeUntilFirstUserAuthentication` protection class, so background work on a locked
@@ -13,11 +13,19 @@ enum StorageAttributes {
         var values = URLResourceValues()
         values.isExcludedFromBackup = true
         try? url.setResourceValues(values)
-        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        #endif
+        protect(path)
+    }
+
+    /// Gives a folder the `completeUntilFirstUserAuthentication` protection class on iOS; files
+    /// and folders made in it later inherit it. Called for the root before anything is made in
+    /// it, and for every folder of the outbox, so an app whose default class is stricter
+    /// (`complete`) still lets the SDK write while the device is locked. Nothing elsewhere.
+    static func protect(_ path: String) {
+        #if os(iOS)
         try? FileManager.default.setAttributes(
             [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: path
         )
-        #endif
         #endif
     }
 }
