@@ -13,15 +13,19 @@ struct SnippetRequest: Sendable {
 func handle(_ request: SnippetRequest) async throws {}
 
 // README.md, "Quick start: an app".
-func readmeAppQuickStart(userAllowsUsageStatistics: Bool, anonymousDeviceID: String) {
-    // At launch: the opt-out first, then identity and default properties, then the key.
-    SimpleDataLogs.setEnabled(userAllowsUsageStatistics)
-    SimpleDataLogs.setDeviceID(anonymousDeviceID)
+func readmeAppQuickStart() {
+    // At launch: the opt-out first (here a setting the app keeps), then default properties, then the key.
+    SimpleDataLogs.setEnabled(UserDefaults.standard.object(forKey: "shareUsageStatistics") as? Bool ?? true)
     SimpleDataLogs.setDefaultProperties(["app_version": "1.1.0", "distribution": "website"])
-    SimpleDataLogs.configure(ingestKey: "sdl_pub_…")
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_…", autocapture: .all)
 
     // Anywhere, from any thread or actor; it returns at once.
     SimpleDataLogs.track("screenshot_taken", properties: ["type": "area"])
+}
+
+// README.md, "Quick start: an app", against a local ingest.
+func readmeAppLocalIngest() {
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_local_test", endpoint: URL(string: "http://127.0.0.1:4001")!)
 }
 
 // README.md, "Quick start: a server".
