@@ -11,5 +11,16 @@ extension View {
     public func trackScreenView(_ screen: String, properties: [String: PropertyValue] = [:]) -> some View {
         onAppear { SimpleDataLogs.trackScreen(screen, properties: properties) }
     }
+
+    /// Sends `screen_view` through `client` (an app that makes its own client, not the shared
+    /// one) each time this view appears.
+    /// - Parameters:
+    ///   - screen: The screen's name.
+    ///   - properties: More properties.
+    ///   - client: The client that tracks it.
+    /// - Returns: The view, tracked.
+    public func trackScreenView(_ screen: String, properties: [String: PropertyValue] = [:], client: SimpleDataLogsClient) -> some View {
+        onAppear { client.trackScreen(screen, properties: properties) }
+    }
 }
 #endif
