@@ -1,7 +1,7 @@
 /// A crash of an earlier launch, as the next launch sends it in `app_crashed`.
 ///
 /// Made by ``FatalSignalRecorder/report(fromRecord:)`` (Linux: fatal signals, which include
-/// Swift traps) or by `UncaughtExceptionRecorder.report(fromRecord:)` (Apple: uncaught
+/// Swift traps) or, elsewhere, from the record as it stands (Apple: uncaught
 /// `NSException`s only; signals are not captured on Apple). Both read the record format
 /// described in ``CrashRecord``.
 package struct CrashReport: Sendable, Hashable {

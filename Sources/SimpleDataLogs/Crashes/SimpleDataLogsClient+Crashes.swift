@@ -60,12 +60,11 @@ extension SimpleDataLogsClient {
         #endif
     }
 
-    /// The platform's reading of a record.
+    /// The platform's reading of a record: symbolized frames on Linux; elsewhere the record as it
+    /// stands (an Apple exception record carries its symbols already).
     private static func crashReport(fromRecord bytes: [UInt8]) -> CrashReport? {
         #if os(Linux) && canImport(Glibc)
         FatalSignalRecorder.report(fromRecord: bytes)
-        #elseif canImport(ObjectiveC) && canImport(Darwin)
-        UncaughtExceptionRecorder.report(fromRecord: bytes)
         #else
         CrashRecord.parse(bytes).map { CrashReport(record: $0, symbolizer: CrashSymbolizer(currentModules: [], symbolName: { _ in nil })) }
         #endif

@@ -51,14 +51,6 @@ package enum UncaughtExceptionRecorder {
         }
     }
 
-    /// The crash a record's bytes describe.
-    /// - Parameter bytes: The record file's contents.
-    /// - Returns: The crash, or nil when `bytes` is empty (installed, no crash).
-    package static func report(fromRecord bytes: [UInt8]) -> CrashReport? {
-        guard let record = CrashRecord.parse(bytes) else { return nil }
-        return CrashReport(record: record, symbolizer: CrashSymbolizer(currentModules: [], symbolName: { _ in nil }))
-    }
-
     /// Writes the exception's record, then chains to the previous handler.
     private static func record(_ exception: NSException) {
         let text = CrashRecord.exceptionRecord(

@@ -51,7 +51,8 @@ extension JournalActor {
         guard let batch = remove(id) else {
             // Evicted by the caps while its request was in flight, and accepted after all: its
             // events were delivered, not dropped. The counters say so (the file is gone anyway).
-            if let count = recentlyEvicted.removeValue(forKey: id) {
+            if let index = recentlyEvicted.firstIndex(where: { $0.id == id }) {
+                let count = recentlyEvicted.remove(at: index).events
                 let rejected = min(rejected, count)
                 counters.update {
                     $0.evictedByCaps -= count

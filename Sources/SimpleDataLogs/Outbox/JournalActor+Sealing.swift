@@ -228,11 +228,8 @@ extension JournalActor {
     /// that comes after the eviction moves its events from evicted to delivered. Bounded: only
     /// the latest ``recentlyEvictedLimit`` are kept (a request in flight is among the newest).
     func noteEvicted(_ batch: StoredBatch) {
-        recentlyEvicted[batch.id] = batch.eventCount
-        recentlyEvictedOrder.append(batch.id)
-        if recentlyEvictedOrder.count > Self.recentlyEvictedLimit {
-            recentlyEvicted[recentlyEvictedOrder.removeFirst()] = nil
-        }
+        recentlyEvicted.append((batch.id, batch.eventCount))
+        if recentlyEvicted.count > Self.recentlyEvictedLimit { recentlyEvicted.removeFirst() }
     }
 
     static let recentlyEvictedLimit = 64

@@ -99,9 +99,9 @@ actor JournalActor {
     var appendedCrashEventIDs: Set<UUID> = []
     /// Crash records whose events are appended, deleted once those are on disk.
     var crashRecordsAwaitingDisk: [CrashRecordFile] = []
-    /// Sealed batches the caps evicted lately, with their event counts (``noteEvicted(_:)``).
-    var recentlyEvicted: [UUID: Int] = [:]
-    var recentlyEvictedOrder: [UUID] = []
+    /// Sealed batches the caps evicted lately, oldest first, with their event counts
+    /// (``noteEvicted(_:)``).
+    var recentlyEvicted: [(id: UUID, events: Int)] = []
 
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,

@@ -46,18 +46,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let overflowing: UploadWaiter? = exchanges.withLock { exchanges in
+        let overflowing: (waiter: UploadWaiter, body: Data)? = exchanges.withLock { exchanges in
             guard var exchange = exchanges[dataTask.taskIdentifier], !exchange.overflowed else { return nil }
             let room = maxBodyBytes - exchange.body.count
             exchange.body.append(data.prefix(room))
             exchange.overflowed = data.count > room
             exchanges[dataTask.taskIdentifier] = exchange
-            return exchange.overflowed ? exchange.waiter : nil
+            return exchange.overflowed ? (exchange.waiter, exchange.body) : nil
         }
         // Past the bound: answer now with what fits, and let the rest drain unobserved.
         if let overflowing, let response = dataTask.response {
-            let body = exchanges.withLock { $0[dataTask.taskIdentifier]?.body } ?? Data()
-            overflowing.finish(.success((body, response)))
+            overflowing.waiter.finish(.success((overflowing.body, response)))
         }
     }
 
