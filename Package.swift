@@ -25,9 +25,15 @@ let package = Package(
         // zlib, for gzip request bodies and the journal's checksums: on every Linux machine that
         // has the Swift toolchain, and in Apple's SDKs. Not a package dependency.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        // The fatal-signal handler, in C because it must be async-signal-safe (see its header).
+        // Part of this package, not a dependency.
+        .target(
+            name: "CFatalSignals",
+            cSettings: [.enableWarning("all"), .enableWarning("extra"), .treatAllWarnings(as: .error)]
+        ),
         .target(
             name: "SimpleDataLogs",
-            dependencies: ["CZlib"],
+            dependencies: ["CZlib", "CFatalSignals"],
             resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: strictSettings
         ),
@@ -69,6 +75,8 @@ let package = Package(
         .executableTarget(name: "CrashChild", dependencies: ["SimpleDataLogs"], path: "Tests/CrashChild", swiftSettings: strictSettings),
         // Examples that compile in CI: a server-style request loop and a command-line tool.
         .executableTarget(name: "ExampleServer", dependencies: ["SimpleDataLogs"], path: "Sources/Examples/Server", swiftSettings: strictSettings),
+        // README's SwiftUI app: against SwiftUI on Apple platforms, against stand-ins on Linux.
+        .executableTarget(name: "ExampleSwiftUIApp", dependencies: ["SimpleDataLogs"], path: "Sources/Examples/SwiftUIApp", swiftSettings: strictSettings),
         .executableTarget(name: "ExampleCommandLineTool", dependencies: ["SimpleDataLogs"], path: "Sources/Examples/CommandLineTool", swiftSettings: strictSettings),
         // The reliability suite: kills a real tracking process with SIGKILL again and again
         // against a flapping local ingest, and counts what arrives. `swift run -c release
@@ -89,7 +97,7 @@ let package = Package(
         .executableTarget(name: "FuzzIngestRequest", dependencies: ["SimpleDataLogsTesting"], path: "Tests/Fuzz/FuzzIngestRequest", swiftSettings: strictSettings),
         .testTarget(
             name: "SimpleDataLogsTests",
-            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "CZlib", "SDLCommands"],
+            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "CZlib", "CFatalSignals", "SDLCommands"],
             swiftSettings: strictSettings
         ),
     ],

@@ -15,6 +15,8 @@ import SimpleDataLogs
 //   segv          a write through a bad pointer            SIGSEGV
 //   stackOverflow unbounded recursion                      SIGSEGV, handled on the alternate stack
 //   abort         abort()                                  SIGABRT
+//   exception     writes an exception record through the recorder, then abort(): what Apple's
+//                 uncaught-exception handler and the runtime do   SIGABRT
 //   exit          exits 0 without crashing (the record stays empty)
 
 func say(_ line: String) {
@@ -32,7 +34,7 @@ func say(_ line: String) {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 2 else {
-    say("usage: CrashChild fatalError|forceUnwrap|overflow|segv|stackOverflow|abort|exit <folder|none>")
+    say("usage: CrashChild fatalError|forceUnwrap|overflow|segv|stackOverflow|abort|exception|exit <folder|none>")
     exit(64)
 }
 if arguments[1] != "none" {
@@ -66,6 +68,13 @@ case "segv":
 case "stackOverflow":
     say("\(recurse(0))")
 case "abort":
+    abort()
+case "exception":
+    let written = FatalSignalRecorder.recordException(
+        name: "NSInvalidArgumentException", reason: "-[NSNull length]: unrecognized selector sent to instance 0x1f2e3d4c5b6a",
+        symbols: ["0   CoreFoundation   0x0000000180a3c2ec __exceptionPreprocess + 176", "1   MyApp   0x0000000100003f20 main + 32"]
+    )
+    say(written ? "exception recorded" : "exception not recorded")
     abort()
 case "exit":
     exit(0)

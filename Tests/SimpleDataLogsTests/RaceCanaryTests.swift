@@ -39,7 +39,7 @@ struct RaceCanaryTests {
             let pipe = Pipe()
             process.standardError = pipe
             process.standardOutput = pipe
-            try process.run()
+            try SpawnGate.spawning { try process.run() }
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             return (process.terminationStatus, output)

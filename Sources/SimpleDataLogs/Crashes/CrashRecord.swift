@@ -9,21 +9,24 @@
 ///
 /// ```
 /// SDLCRASH 1\n                                  magic and version; always the first line
-/// signal <number> <NAME>\n                      Linux: the signal, e.g. "signal 4 SIGILL"
-/// code <number>\n                               Linux: siginfo's si_code (may be negative)
-/// address 0x<hex>\n                             Linux: siginfo's si_addr; only when code > 0 (a
-///                                               fault the kernel raised, not a kill or abort)
-/// pc 0x<hex>\n                                  Linux: the interrupted instruction (0: unknown)
-/// frame 0x<hex>\n                               Linux: one per return address from backtrace(3),
+/// signal <number> <NAME>\n                      the signal, e.g. "signal 4 SIGILL" (the platform's
+///                                               number: SIGBUS is 7 on Linux, 10 on Apple)
+/// code <number>\n                               siginfo's si_code (may be negative)
+/// address 0x<hex>\n                             siginfo's si_addr; only for a fault the kernel
+///                                               raised (0 < code < 0x10000), not a kill or abort
+/// pc 0x<hex>\n                                  the interrupted instruction; absent when unknown
+/// frame 0x<hex>\n                               one per return address from backtrace(3),
 ///                                               innermost first (the handler's own frames
 ///                                               included; the reader drops those above `pc`),
 ///                                               at most 128
-/// module 0x<start> 0x<end> <dev>:<inode> <path>\n
-///                                               Linux: one per mapped file with executable code,
-///                                               from /proc/self/maps at install: the lowest and
-///                                               highest address of its mappings, its device and
-///                                               inode as /proc shows them, and its path (the rest
-///                                               of the line; may contain spaces)
+/// module 0x<start> 0x<end> <identity> <path>\n
+///                                               one per image with executable code, at install.
+///                                               Linux: from /proc/self/maps, the lowest and
+///                                               highest address of its mappings, identity
+///                                               `<dev>:<inode>`. Apple: dyld's image list, the
+///                                               `__TEXT` range, identity the LC_UUID in hex.
+///                                               Then the path (the rest of the line; may
+///                                               contain spaces)
 /// exception <text>\n                            Apple: the NSException's name
 /// reason <text>\n                               Apple: its reason
 /// symbol <text>\n                               Apple: one per callStackSymbols line
@@ -31,8 +34,9 @@
 /// ```
 ///
 /// `<text>` is UTF-8 with `\` written as `\\`, line feed as `\n` and carriage return as `\r`.
-/// On Linux the handler writes the lines in the order shown, in three `write(2)` calls: the
-/// header and frames, the module lines (formatted at install), then `end`.
+/// The signal handler (`CFatalSignals`) writes the lines in the order shown, in three `write(2)`
+/// calls: the header and frames, the module lines (formatted at install), then `end`. An
+/// exception record is written whole by ``FatalSignalRecorder/recordException(name:reason:symbols:)``.
 ///
 /// ## Reading
 ///

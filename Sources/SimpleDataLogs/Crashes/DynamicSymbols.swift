@@ -2,18 +2,13 @@
 #if os(Linux) && canImport(Glibc)
 import Glibc
 
-/// C functions the Glibc module does not export (`backtrace`, `dladdr`, `swift_demangle`),
+/// C functions the Glibc module does not export (`dladdr`, `swift_demangle`),
 /// found with `dlsym` in the default namespace (on Linux `RTLD_DEFAULT` is 0, i.e. nil).
 enum DynamicSymbols {
     private typealias DladdrFunction = @convention(c) (UnsafeRawPointer?, UnsafeMutableRawPointer?) -> Int32
     private typealias DemangleFunction = @convention(c) (
         UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
     ) -> UnsafeMutablePointer<CChar>?
-
-    /// `backtrace(3)` from libc, or nil.
-    static func backtrace() -> BacktraceFunction? {
-        dlsym(nil, "backtrace").map { unsafeBitCast($0, to: BacktraceFunction.self) }
-    }
 
     /// The dynamic symbol covering an address of this process (`dladdr`'s `dli_sname`), or nil.
     static func name(at address: UInt) -> String? {

@@ -1,17 +1,29 @@
-/// The fatal signals the Linux recorder catches, with their Linux numbers and names.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The fatal signals the recorder catches, by name.
 ///
 /// Swift traps (`fatalError`, a force-unwrapped `nil`, overflow, a failed precondition, an index
 /// out of range) arrive as `SIGILL` on x86_64 and `SIGTRAP` on arm64; a bad pointer and a stack
-/// overflow as `SIGSEGV`; `abort()` as `SIGABRT`.
+/// overflow as `SIGSEGV` (or `SIGBUS`); `abort()` as `SIGABRT`. Numbers are the platform's own
+/// (`SIGBUS` is 7 on Linux and 10 on Apple platforms); a record names its signal, so a reader
+/// needs this only for a record cut short before the name.
 enum FatalSignal {
-    /// `(number, name)`, in the order the handler is installed.
-    static let all: [(number: Int32, name: StaticString)] = [
-        (4, "SIGILL"), (5, "SIGTRAP"), (6, "SIGABRT"), (7, "SIGBUS"), (8, "SIGFPE"), (11, "SIGSEGV"),
-    ]
-
-    /// The name of a signal number, `signal N` for one outside ``all``.
+    /// The name of a signal number on this platform, `signal N` for one the recorder does not catch.
     static func name(of number: Int32) -> String {
-        guard let entry = all.first(where: { $0.number == number }) else { return "signal \(number)" }
-        return entry.name.description
+        switch number {
+        case SIGILL: "SIGILL"
+        case SIGTRAP: "SIGTRAP"
+        case SIGABRT: "SIGABRT"
+        case SIGBUS: "SIGBUS"
+        case SIGFPE: "SIGFPE"
+        case SIGSEGV: "SIGSEGV"
+        default: "signal \(number)"
+        }
     }
 }

@@ -37,9 +37,10 @@ extension SimpleDataLogsClient {
         installCrashRecorder(in: directory, fileSystem: fileSystem, logger: logger)
     }
 
-    /// Creates this run's record file and installs the platform's recorder writing to it.
+    /// Creates this run's record file and installs the recorders writing to it: fatal signals
+    /// everywhere, and on Apple platforms uncaught `NSException`s into the same record.
     private func installCrashRecorder(in directory: String, fileSystem: any FileSystem, logger: SDKLogger) {
-        #if (os(Linux) && canImport(Glibc)) || (canImport(ObjectiveC) && canImport(Darwin))
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
         let file: CrashRecordFile
         do {
             try fileSystem.createDirectory(directory, mode: 0o700)
@@ -48,22 +49,20 @@ extension SimpleDataLogsClient {
             logger.warning("Crash capture is off for this run: the storage folder refused its record file (\(error)).")
             return
         }
-        #if os(Linux)
-        let installed = FatalSignalRecorder.install(recordDescriptor: file.descriptor)
-        #else
-        let installed = UncaughtExceptionRecorder.install(recordDescriptor: file.descriptor)
-        #endif
-        if !installed {
+        guard FatalSignalRecorder.install(recordDescriptor: file.descriptor) else {
             file.discard()
             logger.debug("Crash capture is already installed by another client in this process; that client records crashes.")
+            return
         }
+        #if canImport(ObjectiveC) && canImport(Darwin)
+        UncaughtExceptionRecorder.install()
+        #endif
         #endif
     }
 
-    /// The platform's reading of a record: symbolized frames on Linux; elsewhere the record as it
-    /// stands (an Apple exception record carries its symbols already).
+    /// The platform's reading of a record (see ``FatalSignalRecorder/report(fromRecord:)``).
     private static func crashReport(fromRecord bytes: [UInt8]) -> CrashReport? {
-        #if os(Linux) && canImport(Glibc)
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
         FatalSignalRecorder.report(fromRecord: bytes)
         #else
         CrashRecord.parse(bytes).map { CrashReport(record: $0, symbolizer: CrashSymbolizer(currentModules: [], symbolName: { _ in nil })) }

@@ -95,7 +95,7 @@ final class SDLChild: Sendable {
                 left.forEach { $0.resume(returning: false) }
             }
         }
-        try process.run()
+        try SpawnGate.spawning { try process.run() }
         self.process = process
         pid = process.processIdentifier
     }

@@ -59,7 +59,7 @@ private enum CrashChildRunner {
                     process.environment = environment
                     process.standardOutput = output
                     process.standardError = error
-                    try process.run()
+                    try SpawnGate.spawning { try process.run() }
                     process.waitUntilExit()
                     return CrashChildEnding(
                         reason: process.terminationReason,
@@ -155,6 +155,31 @@ struct CrashChildProcessTests {
         #expect(properties["exception_name"] == .string(mode.signalName))
     }
 
+    @Test("an exception recorded before abort() (Apple's uncaught-exception path) is the record; the SIGABRT that follows only chains")
+    func exceptionThenAbort() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let records = folder.appendingPathComponent("records")
+        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+        let control = try await CrashChildRunner.run(mode: "exception", recordFolder: nil, folder: folder)
+        let recorded = try await CrashChildRunner.run(mode: "exception", recordFolder: records, folder: folder)
+        #expect(control.standardOutput == "control\nexception not recorded\n", "no recorder installed: nothing to write to")
+        #expect(recorded.standardOutput == "installed\nexception recorded\n")
+        #expect(recorded.reason == .uncaughtSignal && recorded.status == SIGABRT, "still dies of abort()'s signal")
+
+        let leftover = try #require(CrashRecordFiles.takeLeftovers(in: records.path, fileSystem: PosixFileSystem()).first)
+        defer { leftover.file.discard() }
+        let text = String(decoding: leftover.bytes, as: UTF8.self)
+        #expect(!text.contains("signal "), "the signal handler wrote nothing after the exception: \(text)")
+        let report = try #require(FatalSignalRecorder.report(fromRecord: leftover.bytes))
+        #expect(report.exceptionName == "NSInvalidArgumentException")
+        #expect(report.reason == "-[NSNull length]: unrecognized selector sent to instance 0x1f2e3d4c5b6a")
+        #expect(report.stack.hasPrefix("0   CoreFoundation") && report.stack.hasSuffix("main + 32"), "\(report.stack)")
+        let properties = report.properties(redaction: .standard)
+        #expect(properties["exception_name"] == .string("NSInvalidArgumentException"))
+        #expect(properties["reason"].map { "\($0)" }?.contains("1f2e3d4c5b6a") == false, "the standard redaction strips the address")
+    }
+
     @Test("a child that installs the recorder and exits normally leaves an empty record: taken as nothing and deleted")
     func noCrash() async throws {
         let folder = try temporaryFolder()
@@ -177,7 +202,8 @@ struct CrashRecorderInstallTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crash-install-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let fileSystem = PosixFileSystem()
+        // Lock attempts wait out a child being spawned by another test (see `SpawnGate`).
+        let fileSystem = FaultInjectingFileSystem()
         let first = try CrashRecordFiles.create(in: folder.path, fileSystem: fileSystem)
         let second = try CrashRecordFiles.create(in: folder.path, fileSystem: fileSystem)
 

@@ -37,7 +37,7 @@ final class ChildProcess {
         process.standardInput = input
         let ended = Locked(false)
         process.terminationHandler = { _ in ended.withLock { $0 = true } }
-        try process.run()
+        try SpawnGate.spawning { try process.run() }
         let pid = process.processIdentifier
         let label = "\(name) \(arguments.joined(separator: " "))"
         DispatchQueue.global().asyncAfter(deadline: .after(watchdog)) {

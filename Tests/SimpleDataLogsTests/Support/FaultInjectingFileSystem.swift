@@ -87,7 +87,7 @@ final class FaultInjectingFileSystem: FileSystem {
         return try real.read(path)
     }
 
-    func tryLock(_ descriptor: Int32) -> Bool { real.tryLock(descriptor) }
+    func tryLock(_ descriptor: Int32) -> Bool { SpawnGate.withNoSpawnInFlight { real.tryLock(descriptor) } }
     func isRegularFile(_ path: String) -> Bool { real.isRegularFile(path) }
     func isDirectory(_ path: String) -> Bool { real.isDirectory(path) }
 }

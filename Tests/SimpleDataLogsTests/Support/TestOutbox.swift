@@ -43,6 +43,8 @@ struct TestClient: Sendable {
         var hooks = hooks
         if let gate { hooks.writerGate = gate }
         if endpoint == nil { hooks.startsUploader = false }
+        // Lock attempts wait out a child being spawned by another test (see `SpawnGate`).
+        if hooks.fileSystem is PosixFileSystem { hooks.fileSystem = FaultInjectingFileSystem() }
         client = SimpleDataLogsClient(clock: clock, wallClock: wallClock, logSink: log, hooks: hooks, environment: environment)
         if configure { self.configure(key: key) }
     }
