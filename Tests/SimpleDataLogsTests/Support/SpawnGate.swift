@@ -1,5 +1,4 @@
 import Foundation
-@testable import SimpleDataLogs
 
 /// Keeps `flock` checks in this process from seeing a child being spawned.
 ///
@@ -14,15 +13,16 @@ import Foundation
 /// milliseconds at most. The SDK itself tolerates such a copy: the area it could not lock is
 /// adopted by a later launch, the record sent by one.
 enum SpawnGate {
-    private static let gate = Locked(())
+    /// A plain mutex guarding no Swift value: what it orders are system calls.
+    private static let gate = NSLock()
 
     /// Runs `spawn` (a `Process.run()`) with no lock attempt in flight.
     static func spawning<T>(_ spawn: () throws -> T) rethrows -> T {
-        try gate.withLock { _ in try spawn() }
+        try gate.withLock(spawn)
     }
 
     /// Runs `body` (a lock attempt) with no spawn in flight.
     static func withNoSpawnInFlight<T>(_ body: () throws -> T) rethrows -> T {
-        try gate.withLock { _ in try body() }
+        try gate.withLock(body)
     }
 }
