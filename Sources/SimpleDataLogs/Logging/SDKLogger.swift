@@ -10,6 +10,8 @@ struct SDKLogger: Sendable {
     func info(_ message: @autoclosure () -> String) { emit(.info, message) }
     func warning(_ message: @autoclosure () -> String) { emit(.warning, message) }
     func error(_ message: @autoclosure () -> String) { emit(.error, message) }
+    /// A line at a level decided elsewhere (a state machine's `.log` action).
+    func log(_ level: LogLevel, _ message: @autoclosure () -> String) { emit(level, message) }
 
     private func emit(_ lineLevel: LogLevel, _ message: () -> String) {
         guard level != .off, lineLevel >= level else { return }

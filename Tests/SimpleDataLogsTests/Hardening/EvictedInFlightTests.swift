@@ -11,7 +11,9 @@ struct EvictedInFlightTests {
             $0.batchSize = 1
             $0.limits.outboxFiles = 3
         })
-        delivery.ingest.script([.normal(delay: .milliseconds(500))])
+        // The answer waits long enough for four more batches to be journaled behind it even on a
+        // loaded machine (500 ms was not, once, under the whole suite).
+        delivery.ingest.script([.normal(delay: .seconds(isUnderSanitizer ? 6 : 2))])
         delivery.track(0..<1)
         let flushing = Task { await delivery.client.flush() }
         #expect(await delivery.ingest.waitForRequests(count: 1), "batch 0 is on its way; its answer waits")

@@ -1,0 +1,283 @@
+import Foundation
+
+/// Every decision of the uploader, as a value: when a wake-up starts a pass, which batches go
+/// next, and what each answer means (tell the outbox, log once per episode, publish a report,
+/// start a timer). One mutating function per input, each returning the actions to perform;
+/// ``Uploader`` is the thin actor that performs them (outbox calls, the transport, the timer
+/// task). Pure: the clock's instants and the random source come in from outside, so the rules are
+/// tested synchronously (`UploaderStateMachineTests`).
+///
+/// States (DESIGN.md, "The uploader"):
+/// ```
+/// idle ──batches──▶ sending ──202──▶ sending (next batch) ──queue empty──▶ idle
+///                      │ 5xx/429/timeout/offline ──▶ backingOff(until) ──timer/flush──▶ sending
+///                      │ 401 ──▶ pausedForKey(probe at +1 min, then +10 min) ──timer──▶ sending (probe)
+///                      │ 400 / 415 plain ──▶ set aside, next batch
+///                      │ 413 ──▶ split (or drop a single event), next batch
+/// ```
+/// "Backing off" is ``resumeAt`` set; "paused for the key" is the ``KeyProbeSchedule`` paused.
+/// Both can hold at once (a 401 during a backoff): a pass needs both to allow it.
+struct UploaderStateMachine<Instant: InstantProtocol, Random: RandomNumberGenerator & Sendable>: Sendable
+where Instant.Duration == Duration {
+    /// What wakes the uploader.
+    enum Wake: Sendable, Equatable {
+        /// The outbox sealed (or recovered) batches.
+        case batchesAvailable
+        /// A timer ran out; stale when a newer timer replaced it.
+        case timerFired(generation: Int)
+        /// `flush()`: a pass that ignores a backoff; a last chance ignores a 401 pause too.
+        case flush(lastChance: Bool)
+    }
+
+    /// What the uploader does for the machine.
+    enum Action: Sendable, Equatable {
+        /// The outbox deletes the delivered batch (a 202; `rejected` of its events were refused).
+        case markDelivered(UUID, rejected: Int)
+        /// The outbox splits the batch in two (a 413); the result comes back in ``splitEnded(_:halves:)``.
+        case split(UUID)
+        /// The outbox drops a batch of one event the edge refused as too large.
+        case dropTooLarge(UUID)
+        /// The outbox sets the batch aside (a 400, or a 415 to a plain body).
+        case setAside(UUID)
+        case log(LogLevel, String)
+        case publish(DeliveryReport)
+        /// Replace the running timer (if any) with one that wakes the loop with this generation.
+        case startTimer(after: Duration, generation: Int)
+    }
+
+    /// The actions for one answer, and whether the pass may go on to further batches.
+    struct Step: Sendable, Equatable {
+        var actions: [Action]
+        var passGoesOn: Bool
+    }
+
+    /// Failed tries in a row after which a batch is tried after the others, so one batch the edge
+    /// always fails (a body that trips it) cannot hold back every batch behind it.
+    static var demotionThreshold: Int { 3 }
+
+    let maxConcurrentRequests: Int
+    /// Multiplies every backoff delay; 1 in production, smaller in `sdl demo`.
+    let backoffScale: Double
+
+    private(set) var backoff = Backoff()
+    private(set) var probe = KeyProbeSchedule<Instant>()
+    /// Set while backing off: no pass but a flush starts before it.
+    private(set) var resumeAt: Instant?
+    private(set) var timerGeneration = 0
+    private var random: Random
+    private var failureEpisodeLogged = false
+    /// Retries of batches whose files could not be read (a local fault, not the edge's).
+    private(set) var readBackoff = Backoff()
+    /// Whether the current pass met a local fault.
+    private var localFaultInPass = false
+    private(set) var failuresByBatch: [UUID: Int] = [:]
+    private(set) var demoted: Set<UUID> = []
+    private var unreadableLogged = false
+    private var rejectionLogged = false
+
+    init(maxConcurrentRequests: Int, backoffScale: Double, random: Random) {
+        self.maxConcurrentRequests = max(1, maxConcurrentRequests)
+        self.backoffScale = backoffScale
+        self.random = random
+    }
+
+    // MARK: Passes
+
+    /// Whether a wake-up starts a pass now. A stale timer does not; a backoff holds every pass
+    /// but a flush; a 401 pause holds every pass but a last-chance flush until the probe is due.
+    mutating func startsPass(after wake: Wake, at now: Instant) -> Bool {
+        var ignoresBackoff = false
+        var ignoresPause = false
+        switch wake {
+        case .batchesAvailable:
+            break
+        case .timerFired(let generation):
+            guard generation == timerGeneration else { return false }
+            resumeAt = nil
+        case .flush(let lastChance):
+            ignoresBackoff = true
+            ignoresPause = lastChance
+        }
+        if probe.isPaused && !probe.maySend(at: now) && !ignoresPause { return false }
+        if !ignoresBackoff, let resumeAt, now < resumeAt { return false }
+        return true
+    }
+
+    /// A pass begins: failures of batches that left the queue some other way (the caps, the
+    /// opt-out) are forgotten.
+    mutating func beginPass(queued: Set<UUID>) {
+        localFaultInPass = false
+        guard !failuresByBatch.isEmpty || !demoted.isEmpty else { return }
+        failuresByBatch = failuresByBatch.filter { queued.contains($0.key) }
+        demoted.formIntersection(queued)
+    }
+
+    /// The next round of a pass: batches not yet tried in it, oldest first with demoted ones
+    /// after the others, at most ``maxConcurrentRequests``.
+    func nextRound(queued: [StoredBatch], tried: Set<UUID>) -> [StoredBatch] {
+        let untried = queued.filter { !tried.contains($0.id) }
+        let ordered = untried.filter { !demoted.contains($0.id) } + untried.filter { demoted.contains($0.id) }
+        return Array(ordered.prefix(maxConcurrentRequests))
+    }
+
+    /// A pass ended. Batches whose files could not be read stay queued: one warning per episode,
+    /// and a timer with its own backoff (unless a backoff or probe timer runs), so a local fault
+    /// neither blocks the batches behind it nor spins. A pass with no local fault ends the episode.
+    mutating func passEnded(unreadable: [(batch: StoredBatch, error: FileSystemError)]) -> [Action] {
+        guard let first = unreadable.first else {
+            // One whose split the disk refused keeps its backoff growing, so a full disk is not
+            // retried every second.
+            if !localFaultInPass {
+                if readBackoff.consecutiveFailures > 0 { readBackoff.recordSuccess() }
+                unreadableLogged = false
+            }
+            return []
+        }
+        var actions: [Action] = []
+        if !unreadableLogged {
+            unreadableLogged = true
+            actions.append(.log(.warning, "Could not read \(unreadable.count) batch file(s) to send (first: \(first.batch.fileName): \(first.error)); kept, and tried again later. The batches behind them are sent meanwhile."))
+        }
+        return actions + localRetry()
+    }
+
+    // MARK: Answers
+
+    /// One batch's answer, through ``AnswerPolicy``.
+    /// - Parameters:
+    ///   - outcome: What the transport gave.
+    ///   - attempt: What was sent (gzip, events, bytes).
+    ///   - batch: The batch.
+    ///   - sentAt: When the round's requests left (a 401 to a request sent before the last
+    ///     counted one is not counted again).
+    ///   - now: The clock's instant now.
+    ///   - wallNow: The wall clock now (for an HTTP-date `Retry-After`).
+    mutating func answered(
+        _ outcome: AnswerPolicy.Outcome, attempt: AnswerPolicy.Attempt, batch: StoredBatch,
+        sentAt: Instant, now: Instant, wallNow: Date
+    ) -> Step {
+        let id = EventEncoder.lowercaseString(batch.id)
+        switch AnswerPolicy.action(for: outcome, attempt: attempt, now: wallNow) {
+        case .delete(let rejected):
+            forgetFailures(of: batch.id)
+            var actions: [Action] = [.markDelivered(batch.id, rejected: rejected.count)]
+            if backoff.consecutiveFailures > 0 || failureEpisodeLogged {
+                actions.append(.log(.info, "The ingest answers again; delivered batch \(id) after \(backoff.consecutiveFailures) failed tries."))
+            }
+            failureEpisodeLogged = false
+            backoff.recordSuccess()
+            probe.recordAccepted()
+            let reported = rejected.map { RejectedEvent(index: $0.index, eventID: $0.eventID, reason: $0.reason) }
+            if let first = reported.first, !rejectionLogged {
+                rejectionLogged = true
+                actions.append(.log(.warning, "The ingest rejected \(reported.count) event(s) of batch \(id) (first: \(first.reason)); they are counted and never resent. Later rejections are counted, not logged."))
+            }
+            actions.append(.publish(.delivered(batchID: batch.id, delivered: batch.eventCount - reported.count, rejected: reported)))
+            return Step(actions: actions, passGoesOn: true)
+
+        case .pauseForKey:
+            let decision = probe.recordUnauthorized(at: now, sentAt: sentAt)
+            let wait = now.duration(to: decision.nextProbe)
+            var actions: [Action] = []
+            if decision.logsConfigurationError {
+                actions.append(.log(.error, "401 from the ingest: the key is unknown or not live yet. Pausing uploads; next probe in \(Int(wait.components.seconds)) s, then every 10 minutes. Events stay on disk. Check the key in configure."))
+            }
+            actions.append(startTimer(after: wait))
+            actions.append(.publish(.pausedForKey(nextProbeAfter: wait)))
+            return Step(actions: actions, passGoesOn: false)
+
+        case .split:
+            return Step(actions: [.split(batch.id)], passGoesOn: true)
+
+        case .dropTooLarge:
+            forgetFailures(of: batch.id)
+            return Step(actions: [
+                .dropTooLarge(batch.id),
+                .log(.warning, "The ingest refused a single event as too large (413); dropped it. Send fewer or shorter properties."),
+                .publish(.dropped(batchID: batch.id, events: batch.eventCount, reason: "too large (413)")),
+            ], passGoesOn: true)
+
+        case .resendUncompressed:
+            // The uploader resends a gzip body uncompressed itself; reaching here means the
+            // uncompressed try also said 415.
+            return Step(actions: [], passGoesOn: true)
+
+        case .setAside(let reason):
+            forgetFailures(of: batch.id)
+            let text: String
+            switch reason {
+            case .malformedBody(let message): text = "400 \(message ?? "bad body")"
+            case .unsupportedMediaType(let message): text = "415 \(message ?? "unsupported media type")"
+            }
+            return Step(actions: [
+                .setAside(batch.id),
+                .log(.warning, "The ingest refused batch \(id) (\(text)); set it aside on disk and moved on. `sdl outbox requeue` sends it again."),
+                .publish(.setAside(batchID: batch.id, events: batch.eventCount, reason: text)),
+            ], passGoesOn: true)
+
+        case .backOff(let retryAfter):
+            var actions: [Action] = []
+            let failures = failuresByBatch[batch.id, default: 0] + 1
+            failuresByBatch[batch.id] = failures
+            if failures >= Self.demotionThreshold, demoted.insert(batch.id).inserted {
+                actions.append(.log(.warning, "Batch \(id) failed \(failures) times in a row; the batches behind it are tried first from now on, and it keeps being retried after them."))
+            }
+            var delay = backoff.recordFailure(retryAfter: retryAfter, using: &random)
+            if backoffScale != 1 { delay = delay * backoffScale }
+            resumeAt = now.advanced(by: delay)
+            actions.append(startTimer(after: delay))
+            let reason = Self.failureReason(outcome)
+            if !failureEpisodeLogged {
+                failureEpisodeLogged = true
+                actions.append(.log(.warning, "Could not deliver to the ingest (\(reason)); retrying with backoff. Events stay on disk."))
+            }
+            actions.append(.publish(.willRetry(batchID: batch.id, after: delay, reason: reason)))
+            return Step(actions: actions, passGoesOn: false)
+        }
+    }
+
+    /// The outbox's answer to a ``Action/split(_:)``: the halves, or nil when the disk refused
+    /// them (logged by the outbox). A refused split keeps the parent queued and retries later
+    /// under the local-fault backoff; the batches behind it go on.
+    mutating func splitEnded(_ batch: StoredBatch, halves: (UUID, UUID)?) -> [Action] {
+        guard let (left, right) = halves else { return localRetry() }
+        forgetFailures(of: batch.id)
+        return [.publish(.split(batchID: batch.id, into: [left, right]))]
+    }
+
+    // MARK: Helpers
+
+    /// Why a try failed, for the log and the report. Only 202 means accepted: a 2xx from
+    /// something else (a relay, a proxy, a wrong endpoint) is not taken as delivery.
+    private static func failureReason(_ outcome: AnswerPolicy.Outcome) -> String {
+        switch outcome {
+        case .answered(let response) where (200..<300).contains(response.status):
+            "HTTP \(response.status), not 202: is the endpoint the ingest itself?"
+        case .answered(let response):
+            "HTTP \(response.status)"
+        case .failed(let error):
+            error.description
+        }
+    }
+
+    /// A local fault (a file that cannot be read, halves the disk would not take) kept a batch
+    /// back: a timer with its own backoff tries again, unless a backoff or probe timer runs.
+    private mutating func localRetry() -> [Action] {
+        localFaultInPass = true
+        let delay = readBackoff.recordFailure(retryAfter: nil, using: &random)
+        guard resumeAt == nil, !probe.isPaused else { return [] }
+        return [startTimer(after: delay)]
+    }
+
+    /// One timer at a time: a newer one makes the older one's firing stale.
+    private mutating func startTimer(after delay: Duration) -> Action {
+        timerGeneration += 1
+        return .startTimer(after: delay, generation: timerGeneration)
+    }
+
+    /// A batch that left the queue (delivered, set aside, split, dropped) has no failures to count.
+    private mutating func forgetFailures(of id: UUID) {
+        failuresByBatch[id] = nil
+        demoted.remove(id)
+    }
+}
