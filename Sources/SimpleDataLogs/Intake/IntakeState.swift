@@ -1,0 +1,291 @@
+/// Every rule of the intake, as a value: the ordered queue, the opt-out flags, the events held
+/// before `configure`, the backlog's bounds with their skipping episodes, the activity bound, the
+/// one pending wake-up, and the counters. One mutating function per input, each returning what
+/// the caller must do outside the lock (wake the stage, resume waiters, log once).
+///
+/// ``Intake`` keeps it under a lock (`track()` appends in 5 to 25 ns; a stream would cost 1 to
+/// 2 µs an element) and does the effects; `IntakeStateTests` drives it synchronously.
+struct IntakeState: ParksWaiters {
+    /// What ``accept(cost:waitsWhenFull:_:)`` decided, so the caller can log outside the lock.
+    enum Acceptance: Equatable {
+        case accepted
+        case ignoredWhileDisabled
+        /// Skipped because the backlog is full; `firstInEpisode` asks for the one log line, which
+        /// names the limit that was reached.
+        case skippedBacklog(firstInEpisode: Bool, limit: Backlog)
+        /// The backlog is full and the caller asked to wait instead: nothing was counted yet.
+        case full
+        /// Accepted, and the oldest held event was dropped to make room before `configure`;
+        /// `firstInEpisode` asks for the one log line.
+        case acceptedDroppingOldest(firstInEpisode: Bool)
+        case ignoredAfterShutdown
+    }
+
+    /// What ``enqueueActivity(_:at:)`` did.
+    enum ActivityAcceptance: Equatable {
+        case queued
+        /// Folded into the `userInput` report just before it: only the latest input time counts.
+        case coalesced
+        /// Dropped: ``maxQueuedActivities`` are waiting; `firstInEpisode` asks for the one log line.
+        case dropped(firstInEpisode: Bool)
+    }
+
+    /// The backlog's bounds: events accepted but not yet written, by count and by estimated bytes.
+    struct Backlog: Sendable, Equatable {
+        var events: Int
+        var bytes: Int
+
+        /// Whether an event of `cost` bytes fits next to `inFlight` events of `inFlightBytes`.
+        /// An empty backlog always takes one event, so that no single event is refused forever.
+        func hasRoom(inFlight: Int, inFlightBytes: Int, cost: Int) -> Bool {
+            inFlight == 0 || (inFlight < events && inFlightBytes + cost <= bytes)
+        }
+
+        /// Whether the writer has caught up by half of both bounds: the end of a skipping episode.
+        func isHalfEmpty(inFlight: Int, inFlightBytes: Int) -> Bool {
+            inFlight <= events / 2 && inFlightBytes <= bytes / 2
+        }
+    }
+
+    /// What an enqueued item needs from the caller.
+    struct Enqueued {
+        /// Wake the stage.
+        var wakes: Bool
+        /// Resume these callers waiting for room (the opt-out lets them go).
+        var waiters: [CheckedContinuation<Void, Never>]
+        /// The intake was shut down: the item was not queued, and the caller settles it (passes a
+        /// barrier, releases a crash record).
+        var refused: Bool
+    }
+
+    /// The most activity reports (`foreground`, `background`) waiting to be drained; past it new
+    /// ones are dropped. Consecutive `userInput` reports fold into one item.
+    static let maxQueuedActivities = 1_000
+
+    private(set) var items: [IntakeItem] = []
+    /// The opt-out's state: `setEnabled`.
+    private(set) var enabled = true
+    /// Whether `track` takes events: off after `setEnabled(false)`, and during
+    /// `flushAndDisable` before its opt-out arrives.
+    private(set) var accepting = true
+    private(set) var configured = false
+    private(set) var isShutDown = false
+    /// A wake-up is on its way to the stage; more appends need none until it drains.
+    private(set) var wakePending = false
+    /// Events accepted and not yet written to the journal or dropped after intake.
+    private(set) var inFlight = 0
+    /// Their estimated memory (``Event/memoryCost``).
+    private(set) var inFlightBytes = 0
+    private(set) var backlog: Backlog
+    let preConfigureLimit: Int
+    /// Callers of `Intake.waitForRoom(cost:)`, oldest first.
+    var waiters = WaiterQueue()
+    /// Events among `items` while not configured.
+    private(set) var heldBeforeConfigure = 0
+    private var skippedInEpisode = 0
+    private var droppingBeforeConfigure = false
+    private(set) var tracked = 0
+    private(set) var skippedBacklog = 0
+    private(set) var droppedBeforeConfigure = 0
+    private(set) var ignoredWhileDisabled = 0
+    private var ids = EventIDGenerator()
+    /// Activity reports among `items` (``maxQueuedActivities``).
+    private(set) var queuedActivities = 0
+    private var droppingActivities = false
+
+    /// - Parameters:
+    ///   - backlog: The backlog's bounds until the configuration sets them.
+    ///   - preConfigureLimit: How many events are held before `configure`.
+    init(backlog: Backlog, preConfigureLimit: Int) {
+        self.backlog = backlog
+        self.preConfigureLimit = preConfigureLimit
+    }
+
+    // MARK: Producers
+
+    /// Stamps and queues one event, or says why not.
+    /// - Parameters:
+    ///   - cost: The event's estimated memory, for the backlog's byte bound.
+    ///   - waitsWhenFull: Whether a full backlog answers ``Acceptance/full`` (counting nothing,
+    ///     so the caller can wait and try again) instead of skipping the event.
+    ///   - makeEvent: Builds the event from a fresh id; must be cheap and must not call out (it
+    ///     runs under the intake's lock).
+    /// - Returns: The decision, and whether to wake the stage.
+    mutating func accept(cost: Int, waitsWhenFull: Bool, _ makeEvent: (inout EventIDGenerator) -> Event) -> (Acceptance, wakes: Bool) {
+        if isShutDown { return (.ignoredAfterShutdown, false) }
+        guard accepting else {
+            ignoredWhileDisabled += 1
+            return (.ignoredWhileDisabled, false)
+        }
+        if !backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost) {
+            // Before `configure` the pre-configure bound drops the oldest instead (below).
+            if waitsWhenFull && configured { return (.full, false) }
+            if configured || heldBeforeConfigure < preConfigureLimit {
+                tracked += 1
+                skippedBacklog += 1
+                skippedInEpisode += 1
+                return (.skippedBacklog(firstInEpisode: skippedInEpisode == 1, limit: backlog), false)
+            }
+        }
+        tracked += 1
+        inFlight += 1
+        inFlightBytes += cost
+        items.append(.event(makeEvent(&ids)))
+        guard configured else {
+            heldBeforeConfigure += 1
+            guard heldBeforeConfigure > preConfigureLimit else { return (.accepted, false) }
+            dropOldestHeldEvent()
+            let first = !droppingBeforeConfigure
+            droppingBeforeConfigure = true
+            return (.acceptedDroppingOldest(firstInEpisode: first), false)
+        }
+        return (.accepted, claimWake())
+    }
+
+    /// Queues an activity report within ``maxQueuedActivities``, folding consecutive `userInput`
+    /// reports into the newest: the activity rules keep only the latest input time, and the
+    /// session rules ignore input. Foreground and background reports are never folded (each one
+    /// moves the session and engagement rules); a flood of them is cut at the bound instead.
+    mutating func enqueueActivity(_ activity: ActivityEvent, at time: Int64) -> (ActivityAcceptance, wakes: Bool) {
+        if isShutDown { return (.queued, false) }
+        if activity == .userInput, case .activity(.userInput, _)? = items.last {
+            items[items.count - 1] = .activity(.userInput, at: time)
+            return (.coalesced, false)
+        }
+        guard queuedActivities < Self.maxQueuedActivities else {
+            defer { droppingActivities = true }
+            return (.dropped(firstInEpisode: !droppingActivities), false)
+        }
+        droppingActivities = false
+        queuedActivities += 1
+        items.append(.activity(activity, at: time))
+        return (.queued, configured && claimWake())
+    }
+
+    /// Queues an identity call, a barrier, `setEnabled` or a crash record's hand-over, in order
+    /// with the events. `setEnabled(false)` stops taking events at once and lets the waiting
+    /// callers go; its deletion happens downstream, in order.
+    mutating func enqueue(_ item: IntakeItem) -> Enqueued {
+        if isShutDown { return Enqueued(wakes: false, waiters: [], refused: true) }
+        var released: [CheckedContinuation<Void, Never>] = []
+        if case .setEnabled(let enabled) = item {
+            self.enabled = enabled
+            accepting = enabled
+            if !enabled { released = waiters.takeAll() }
+        }
+        append(item)
+        return Enqueued(wakes: configured && claimWake(), waiters: released, refused: false)
+    }
+
+    /// Ignores new events from now on, without the opt-out's deletion (`flushAndDisable`).
+    mutating func stopAccepting() -> [CheckedContinuation<Void, Never>] {
+        accepting = false
+        return waiters.takeAll()
+    }
+
+    /// Counts events the SDK makes itself after the intake as tracked and in flight.
+    mutating func admitGenerated(_ count: Int) {
+        guard count > 0 else { return }
+        tracked += count
+        inFlight += count
+    }
+
+    /// Sets the backlog's bounds; returns the waiters that now fit.
+    mutating func setBacklog(_ bounds: Backlog) -> [CheckedContinuation<Void, Never>] {
+        backlog = bounds
+        return takeWaitersThatFit()
+    }
+
+    /// Whether an event of `cost` would fit, or waiting is pointless (shut down, not accepting).
+    func letsWaiterGo(cost: Int) -> Bool {
+        isShutDown || !accepting || backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost)
+    }
+
+    // MARK: Consumer
+
+    /// Starts delivering: what was held before `configure` becomes drainable. Returns whether to
+    /// wake the stage.
+    mutating func markConfigured() -> Bool {
+        configured = true
+        heldBeforeConfigure = 0
+        return !items.isEmpty && claimWake()
+    }
+
+    /// Takes everything queued, in order, by swapping it with `buffer` (which must be empty).
+    mutating func drain(into buffer: inout [IntakeItem]) {
+        wakePending = false
+        queuedActivities = 0
+        swap(&items, &buffer)
+    }
+
+    /// `count` accepted events of `bytes` left memory (written, or dropped after intake).
+    /// - Returns: The waiters that now fit, and the number skipped in a backlog episode that just
+    ///   ended with the bounds then in force, for its closing line. An episode ends when the
+    ///   writer has caught up by half, so a writer hovering at the limit does not log per event.
+    mutating func release(_ count: Int, bytes: Int) -> (ended: (skipped: Int, backlog: Backlog)?, waiters: [CheckedContinuation<Void, Never>]) {
+        inFlight -= count
+        inFlightBytes -= bytes
+        let released = takeWaitersThatFit()
+        guard skippedInEpisode > 0, backlog.isHalfEmpty(inFlight: inFlight, inFlightBytes: inFlightBytes) else {
+            return (nil, released)
+        }
+        defer { skippedInEpisode = 0 }
+        return ((skippedInEpisode, backlog), released)
+    }
+
+    /// Stops taking events for good; returns the waiters to let go.
+    mutating func shutDown() -> [CheckedContinuation<Void, Never>] {
+        isShutDown = true
+        return waiters.takeAll()
+    }
+
+    // MARK: Rules
+
+    /// Appends an item, coalescing an identity call with an earlier one that sets the same thing
+    /// when only identity calls stand between them: only the later one can matter (the two kinds
+    /// set independent state, so their order among themselves does not). So a hot loop of
+    /// `setDeviceID` or `setDefaultProperties` holds one item, not millions, while events (bounded
+    /// by the backlog) keep their order with every call. `setEnabled`, barriers and activity are
+    /// never merged: an opt-out followed by an opt-in still deletes, and every barrier has a waiter.
+    private mutating func append(_ item: IntakeItem) {
+        // The trailing run of identity calls holds at most one of each kind (two items), so this
+        // looks at no more than two items.
+        var index = items.endIndex
+        while index > items.startIndex {
+            index -= 1
+            switch (items[index], item) {
+            case (.setDeviceID, .setDeviceID), (.setDefaultProperties, .setDefaultProperties):
+                items[index] = item
+                return
+            case (.setDeviceID, _), (.setDefaultProperties, _):
+                continue
+            default:
+                items.append(item)
+                return
+            }
+        }
+        items.append(item)
+    }
+
+    /// The oldest waiters, as many as there are free event slots: each may take one. Woken
+    /// waiters that lose the room to a plain `track()` simply wait again.
+    private mutating func takeWaitersThatFit() -> [CheckedContinuation<Void, Never>] {
+        guard inFlightBytes < backlog.bytes else { return [] }
+        return waiters.takeFirst(backlog.events - inFlight)
+    }
+
+    /// One wake-up per drain: the first append after a drain claims it.
+    private mutating func claimWake() -> Bool {
+        guard !wakePending else { return false }
+        wakePending = true
+        return true
+    }
+
+    private mutating func dropOldestHeldEvent() {
+        guard let index = items.firstIndex(where: { if case .event = $0 { true } else { false } }) else { return }
+        if case .event(let event) = items.remove(at: index) { inFlightBytes -= event.memoryCost }
+        heldBeforeConfigure -= 1
+        inFlight -= 1
+        droppedBeforeConfigure += 1
+    }
+}
