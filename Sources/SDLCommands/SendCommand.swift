@@ -106,11 +106,6 @@ enum SendCommand {
     /// Runs `work` until it ends or `limit` passes, whichever is first; `work` is cancelled when
     /// the limit wins.
     private static func withTimeLimit(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await work() }
-            group.addTask { try? await Task.sleep(for: limit) }
-            await group.next()
-            group.cancelAll()
-        }
+        _ = await Deadline.run(limit, on: ContinuousClock(), work)
     }
 }

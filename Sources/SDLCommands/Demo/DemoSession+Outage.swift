@@ -27,30 +27,21 @@ extension DemoSession {
         let timeout = options.stepTimeout
         let console = console
         // Follow the retries as the SDK reports them, until the batch is delivered.
-        let delivered = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                var count = 0
-                for await report in reports {
-                    switch report {
-                    case .willRetry(_, let after, let reason):
-                        console.out("   retry    \(reason); next try in \(Self.milliseconds(after))")
-                    case .delivered(_, let events, _):
-                        count += events
-                        if count >= expected { return true }
-                    default:
-                        break
-                    }
+        let delivered = await Deadline.run(timeout, on: ContinuousClock()) {
+            var count = 0
+            for await report in reports {
+                switch report {
+                case .willRetry(_, let after, let reason):
+                    console.out("   retry    \(reason); next try in \(Self.milliseconds(after))")
+                case .delivered(_, let events, _):
+                    count += events
+                    if count >= expected { return true }
+                default:
+                    break
                 }
-                return false
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+            return false
+        } ?? false
         guard delivered, await waitForIngest(first + expected, step: "outage") == nil else {
             return "outage: the \(expected) events were not delivered within \(timeout) after the ingest recovered"
         }

@@ -50,27 +50,16 @@ extension SimpleDataLogsClient {
         let intake = intake
         if let outcome = Self.outcome(of: intake.accept(cost: cost, waitsWhenFull: true, make)) { return outcome }
         let clock = clock
-        // Two children race: one waits for room and takes it, one sleeps out the limit. Every
-        // child's result is read, so an event taken just as the limit ran out is reported taken.
-        let taken: TrackOutcome? = await withTaskGroup(of: TrackOutcome?.self) { group in
-            group.addTask {
-                while !Task.isCancelled {
-                    await intake.waitForRoom(cost: cost)
-                    if let outcome = Self.outcome(of: intake.accept(cost: cost, waitsWhenFull: true, make)) { return outcome }
-                }
-                return nil
+        // Waiting for room races the limit. A late result is kept, so an event taken just as the
+        // limit ran out is reported taken.
+        let taken = await Deadline.run(timeLimit, on: clock, keepsLateResult: true) { () -> TrackOutcome? in
+            while !Task.isCancelled {
+                await intake.waitForRoom(cost: cost)
+                if let outcome = Self.outcome(of: intake.accept(cost: cost, waitsWhenFull: true, make)) { return outcome }
             }
-            group.addTask {
-                try? await clock.sleep(for: timeLimit)
-                return nil
-            }
-            var taken: TrackOutcome?
-            if let first = await group.next() { taken = first }
-            group.cancelAll()
-            for await outcome in group where taken == nil { taken = outcome }
-            return taken
+            return nil
         }
-        if let taken { return taken }
+        if let taken = taken.flatMap({ $0 }) { return taken }
         // The limit passed: the last try counts the skip (and logs the episode's first) as
         // `track()` would have.
         let last = intake.accept(cost: cost, make)

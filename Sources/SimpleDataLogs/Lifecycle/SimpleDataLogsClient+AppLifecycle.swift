@@ -21,12 +21,7 @@ extension SimpleDataLogsClient {
             let giveBack = beginBackgroundTime?()
             let clock = clock
             Task {
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await self.flush() }
-                    group.addTask { try? await clock.sleep(for: limit) }
-                    await group.next()
-                    group.cancelAll()
-                }
+                _ = await Deadline.run(limit, on: clock) { await self.flush() }
                 giveBack?()
             }
         case .holdingTermination(let drain, let total):

@@ -159,12 +159,6 @@ final class Pipeline: Sendable {
     /// Runs `work` until it ends or `limit` passes on the client's clock, whichever is first;
     /// `work` is cancelled when the limit wins.
     func withTimeLimit(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async {
-        let clock = clock
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await work() }
-            group.addTask { try? await clock.sleep(for: limit) }
-            await group.next()
-            group.cancelAll()
-        }
+        _ = await Deadline.run(limit, on: clock, work)
     }
 }

@@ -176,22 +176,9 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     /// Sends one request, giving up when the uploader's deadline passes on the injected clock;
     /// the transport's own timeout is only a backstop.
     private static func sendWithDeadline(_ request: UploadRequest, transport: any Transport, clock: C, timeout: Duration) async -> AnswerPolicy.Outcome {
-        await withTaskGroup(of: AnswerPolicy.Outcome?.self) { group in
-            group.addTask {
-                do { return .answered(try await transport.send(request)) } catch { return .failed(TransportError(classifying: error)) }
-            }
-            group.addTask {
-                do { try await clock.sleep(for: timeout) } catch { return nil }
-                return .failed(TransportError(.timedOut, message: "no answer within \(timeout)"))
-            }
-            var first: AnswerPolicy.Outcome = .failed(TransportError(.cancelled, message: "the upload was cancelled"))
-            for await result in group {
-                guard let result else { continue }
-                first = result
-                break
-            }
-            group.cancelAll()
-            return first
+        let outcome = await Deadline.run(timeout, on: clock) { () -> AnswerPolicy.Outcome in
+            do { return .answered(try await transport.send(request)) } catch { return .failed(TransportError(classifying: error)) }
         }
+        return outcome ?? .failed(TransportError(.timedOut, message: "no answer within \(timeout)"))
     }
 }
