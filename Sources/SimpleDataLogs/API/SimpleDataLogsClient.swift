@@ -76,7 +76,7 @@ public final class SimpleDataLogsClient: Sendable {
     deinit {
         let (pipeline, logger): (Pipeline?, SDKLogger) = state.withLock { ($0.isShutDown ? nil : $0.pipeline, $0.logger) }
         guard let pipeline else { return }
-        intake.shutDown()
+        // The pipeline's shutdown stops the intake first thing.
         logger.warning("A configured client was released without shutdown(): its queued events are kept on disk for the next launch, and its threads and files are released. Call shutdown() to send them now.")
         let finished = hooks.releasedWithoutShutdown
         Task {

@@ -21,9 +21,6 @@ public import Foundation
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
-    /// Where a cancelled send is resumed (see ``upload(_:body:)``): a serial queue of this
-    /// transport's, never the cancelling task's thread.
-    private let cancelQueue = DispatchQueue(label: "SimpleDataLogs.URLSessionTransport.cancel")
 
     /// Creates the transport with its session.
     ///
@@ -103,10 +100,11 @@ public final class URLSessionTransport: Transport {
                 task.resume()
             }
         } onCancel: {
-            // Not resumed here: the handler runs under the task's status lock, which resuming
-            // the task needs too. The transport's own queue resumes it a moment later.
+            // Resuming a continuation here is allowed (it only schedules the task). What must
+            // not happen here is calling into URLSession (`cancel()`), which waits for its queue.
+            // Marked first, so a cancellation that arrives before `install` is seen there.
             waiter.markCancelled()
-            cancelQueue.async { waiter.finish(.failure(CancellationError())) }
+            waiter.finish(.failure(CancellationError()))
         }
     }
 
