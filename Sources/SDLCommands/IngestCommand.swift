@@ -68,7 +68,7 @@ package enum IngestCommand {
         if let status = options.failStatus {
             ingest.script(Array(repeating: .status(status), count: options.failCount))
         }
-        let keyNote = options.key.map { "only key \(KeyText.shown($0))" } ?? "any sdl_pub_/sdl_sec_ key"
+        let keyNote = options.key.map { "only key \(IngestKey.redacted($0))" } ?? "any sdl_pub_/sdl_sec_ key"
         let host = options.port == 0 ? "127.0.0.1" : "localhost"
         console.err("sdl ingest: listening on http://\(host):\(ingest.port) (POST /v1/events, \(keyNote)); stop with Ctrl-C")
         if let status = options.failStatus { console.err("  the first \(options.failCount) requests get \(status)") }

@@ -47,7 +47,7 @@ struct DemoSession {
     private func configure() {
         console.out("1. A local ingest, and the SDK configured against it")
         console.out("   ingest   \(ingest.endpoint.absoluteString)/v1/events (in this process; nothing leaves 127.0.0.1)")
-        console.out("   key      \(KeyText.shown(Self.key))")
+        console.out("   key      \(IngestKey.redacted(Self.key))")
         console.out("   outbox   \(folder.path) (removed at the end)")
         client.configure(SimpleDataLogsClient.Configuration(
             ingestKey: Self.key, endpoint: ingest.endpoint, autocapture: [.appLaunches, .sessions],

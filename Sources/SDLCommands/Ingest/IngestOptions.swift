@@ -1,3 +1,5 @@
+import SimpleDataLogs
+
 /// `sdl ingest`'s command line, checked.
 struct IngestOptions: Sendable, Equatable {
     var port = 4001
@@ -22,8 +24,8 @@ struct IngestOptions: Sendable, Equatable {
             self.port = port
         }
         if let key = parsed.value("--key") {
-            guard key.hasPrefix("sdl_pub_") || key.hasPrefix("sdl_sec_"), key.count > 8 else {
-                throw UsageError("--key must be an ingest key starting with sdl_pub_ or sdl_sec_, not \(KeyText.shown(key)).", hint: "Type `sdl ingest --key sdl_pub_…`, or leave --key out to accept any well-formed key.")
+            guard IngestKey.kind(of: key) != nil else {
+                throw UsageError("--key must be an ingest key starting with sdl_pub_ or sdl_sec_, not \(IngestKey.redacted(key)).", hint: "Type `sdl ingest --key sdl_pub_…`, or leave --key out to accept any well-formed key.")
             }
             self.key = key
         }

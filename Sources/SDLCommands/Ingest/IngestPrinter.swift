@@ -44,7 +44,7 @@ struct IngestPrinter {
         var why = HTTPStatusText.reason(request.status)
         if request.isScripted { why += ", from --fail" }
         if request.status == 401 {
-            let key = request.header("Authorization")?.split(separator: " ").last.map { KeyText.shown(String($0)) } ?? "none"
+            let key = request.header("Authorization")?.split(separator: " ").last.map { IngestKey.redacted(String($0)) } ?? "none"
             why += ", key \(key)"
         }
         console.err("\(request.method) \(request.path)\(batch) → \(request.status) (\(why))")

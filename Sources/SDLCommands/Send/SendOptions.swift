@@ -44,8 +44,8 @@ struct SendOptions: Sendable {
         guard let key = parsed.value("--key") ?? environment["SDL_INGEST_KEY"].flatMap({ $0.isEmpty ? nil : $0 }) else {
             throw UsageError("no ingest key.", hint: "Pass `--key sdl_sec_…` or set SDL_INGEST_KEY in the environment.")
         }
-        guard key.hasPrefix("sdl_pub_") || key.hasPrefix("sdl_sec_"), key.count > 8 else {
-            throw UsageError("the key \(KeyText.shown(key)) is not an ingest key (they start with sdl_pub_ or sdl_sec_).", hint: "Copy the key from your SimpleDataLogs project into `--key` or SDL_INGEST_KEY.")
+        guard IngestKey.kind(of: key) != nil else {
+            throw UsageError("the key \(IngestKey.redacted(key)) is not an ingest key (they start with sdl_pub_ or sdl_sec_).", hint: "Copy the key from your SimpleDataLogs project into `--key` or SDL_INGEST_KEY.")
         }
         self.key = key
 

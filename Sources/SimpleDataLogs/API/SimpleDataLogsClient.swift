@@ -181,7 +181,7 @@ public final class SimpleDataLogsClient: Sendable {
         switch Endpoint.resolve(configuration.endpoint, allowsInsecureHTTP: configuration.allowsInsecureHTTP) {
         case .success(let endpoint):
             let key = configuration.ingestKey
-            if key.hasPrefix("sdl_pub_") || key.hasPrefix("sdl_sec_") {
+            if IngestKey.kind(of: key) != nil {
                 let system = UploadRequestBuilder.currentOperatingSystem()
                 builder = UploadRequestBuilder(eventsURL: endpoint.eventsURL, ingestKey: key, osName: system.name, osVersion: system.version)
             }
@@ -229,12 +229,15 @@ public final class SimpleDataLogsClient: Sendable {
     }
 
     private func checkKey(_ key: String, logger: SDKLogger) {
-        let shown = SDKLogger.redacted(key: key)
-        if key.hasPrefix("sdl_sec_") {
+        let shown = IngestKey.redacted(key)
+        switch IngestKey.kind(of: key) {
+        case .publishable:
+            break
+        case .secret:
             #if canImport(UIKit) || canImport(AppKit)
             logger.warning("A secret key (\(shown)) is configured in an app. Use a public sdl_pub_ key in apps; secret keys are for servers.")
             #endif
-        } else if !key.hasPrefix("sdl_pub_") {
+        case nil:
             logger.error("The ingest key \(shown) is neither sdl_pub_ nor sdl_sec_; events are kept on disk and nothing is sent. Configure a key from your SimpleDataLogs project.")
         }
     }

@@ -17,10 +17,4 @@ struct SDKLogger: Sendable {
         guard level != .off, lineLevel >= level else { return }
         sink.log(lineLevel, message())
     }
-
-    /// A key as it may appear in a log line: its first 12 characters at most, and never the whole
-    /// key, however short.
-    static func redacted(key: String) -> String {
-        String(key.prefix(min(12, max(0, key.count - 4)))) + "…"
-    }
 }

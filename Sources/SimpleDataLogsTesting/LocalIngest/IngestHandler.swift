@@ -11,6 +11,8 @@ final class IngestHandler: Sendable {
         var response: HTTPResponse?
         /// Real time to wait before answering.
         var delay: Duration
+        /// Whether the answer then waits until the test releases held answers.
+        var isHeld = false
     }
 
     /// The contract's one path.
@@ -67,10 +69,12 @@ final class IngestHandler: Sendable {
             status: 0, accepted: 0, duplicates: 0, rejections: [], isReplay: false, isScripted: false, responseDropped: false
         )
         let keepAlive = head.keepAlive
+        // Set by a held scripted answer (below), before any answer is made.
+        var held = false
         func answer(_ status: Int, _ body: String, headers: [(name: String, value: String)] = [], delay: Duration = .zero) -> Reply {
             record.status = status
             storage.record(record)
-            return Reply(response: .json(status, body, headers: headers, keepAlive: keepAlive), delay: addedLatency + delay)
+            return Reply(response: .json(status, body, headers: headers, keepAlive: keepAlive), delay: addedLatency + delay, isHeld: held)
         }
 
         guard head.path == Self.eventsPath else { return answer(404, JSONWriter.error("no such path: \(head.path)")) }
@@ -81,6 +85,7 @@ final class IngestHandler: Sendable {
         var paddedTo = 0
         if let scripted = storage.takeScriptedAnswer() {
             scriptedDelay = scripted.delay
+            held = scripted.isHeld
             switch scripted.action {
             case .respond(let status, let retryAfter):
                 record.isScripted = true
@@ -145,7 +150,7 @@ final class IngestHandler: Sendable {
             let rejected = tally.rejections.map(\.json).joined(separator: ",")
             var json = "{\"accepted\":\(tally.accepted),\"duplicates\":\(tally.duplicates),\"rejected\":[\(rejected)]}"
             if paddedTo > json.utf8.count { json += String(repeating: " ", count: paddedTo - json.utf8.count) }
-            return Reply(response: .json(202, json, keepAlive: keepAlive), delay: addedLatency + scriptedDelay)
+            return Reply(response: .json(202, json, keepAlive: keepAlive), delay: addedLatency + scriptedDelay, isHeld: held)
         }
     }
 
@@ -155,13 +160,12 @@ final class IngestHandler: Sendable {
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return "Authorization must be Bearer {key}" }
         let key = parts[1].trimmingSpaces
-        // Never echo a key in full: the first 12 characters identify it.
-        let shown = String(key.prefix(12)) + (key.count > 12 ? "…" : "")
+        // Never echo a key in full.
+        let shown = IngestKey.redacted(key)
         if let requiredKey {
             guard key == requiredKey else { return "unknown key \(shown)" }
         } else {
-            let wellFormed = (key.hasPrefix("sdl_pub_") || key.hasPrefix("sdl_sec_")) && key.count > 8
-            guard wellFormed else { return "unknown key \(shown): keys start with sdl_pub_ or sdl_sec_" }
+            guard IngestKey.kind(of: key) != nil else { return "unknown key \(shown): keys start with sdl_pub_ or sdl_sec_" }
         }
         guard isKeyLive else { return "key \(shown) is not live yet" }
         return nil

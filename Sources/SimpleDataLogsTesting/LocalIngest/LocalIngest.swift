@@ -70,6 +70,10 @@ public final class LocalIngest: Sendable {
     /// - Parameter answers: The answers.
     public func script(_ answers: [ScriptedAnswer]) { storage.setScript(answers) }
 
+    /// Answers every request held by ``ScriptedAnswer/heldUntilReleased`` (or `isHeld`), and
+    /// every later held one at once.
+    public func releaseHeldAnswers() { server.releaseHeldAnswers() }
+
     /// Adds answers to the end of the script.
     /// - Parameter answers: The answers.
     public func appendScript(_ answers: [ScriptedAnswer]) { storage.appendScript(answers) }

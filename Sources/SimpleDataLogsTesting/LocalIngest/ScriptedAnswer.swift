@@ -35,15 +35,24 @@ public struct ScriptedAnswer: Sendable, Hashable {
     public var action: Action
     /// Real time waited before answering (on top of the configuration's added latency).
     public var delay: Duration
+    /// Whether the answer waits, after `delay`, until ``LocalIngest/releaseHeldAnswers()``: a
+    /// request in flight for exactly as long as the test needs, with no timing involved.
+    public var isHeld: Bool
 
     /// Creates a scripted answer.
     /// - Parameters:
     ///   - action: What happens to the request.
     ///   - delay: Time waited before answering.
-    public init(_ action: Action, delay: Duration = .zero) {
+    ///   - isHeld: Whether the answer then waits for ``LocalIngest/releaseHeldAnswers()``.
+    public init(_ action: Action, delay: Duration = .zero, isHeld: Bool = false) {
         self.action = action
         self.delay = delay
+        self.isHeld = isHeld
     }
+
+    /// Handles (and counts) the request normally, and holds the answer until
+    /// ``LocalIngest/releaseHeldAnswers()``: the ingest has the events, the client has not heard.
+    public static let heldUntilReleased = ScriptedAnswer(.handleNormally, isHeld: true)
 
     /// Answers `status`, with a `Retry-After` header when `retryAfter` is given.
     /// - Parameters:

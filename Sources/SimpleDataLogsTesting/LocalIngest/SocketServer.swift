@@ -23,6 +23,10 @@ final class SocketServer: Sendable {
     private let listener: Int32
     private let stopReader: Int32
     private let stopWriter: Int32
+    /// Readable (at end of stream) once held answers are released: like the stop pair, a
+    /// socket pair whose writer is shut down, so every thread waiting on it wakes, now and later.
+    private let releaseReader: Int32
+    private let releaseWriter: Int32
     private let handler: IngestHandler
     private let threads = DispatchGroup()
     private let stopped = Locked(false)
@@ -30,13 +34,22 @@ final class SocketServer: Sendable {
     /// Binds 127.0.0.1:`port` and starts the accepting thread.
     init(port: Int, handler: IngestHandler) throws {
         let (reader, writer) = try Socket.pair()
+        let release: (reader: Int32, writer: Int32)
         do {
-            (listener, self.port) = try FreshPort.listen(port: port)
+            release = try Socket.pair()
         } catch {
             close(reader)
             close(writer)
             throw error
         }
+        do {
+            (listener, self.port) = try FreshPort.listen(port: port)
+        } catch {
+            for descriptor in [reader, writer, release.reader, release.writer] { close(descriptor) }
+            throw error
+        }
+        releaseReader = release.reader
+        releaseWriter = release.writer
         stopReader = reader
         stopWriter = writer
         self.handler = handler
@@ -54,6 +67,13 @@ final class SocketServer: Sendable {
         threads.wait()
         close(stopWriter)
         close(stopReader)
+        close(releaseWriter)
+        close(releaseReader)
+    }
+
+    /// Lets every held answer go, and every later one at once.
+    func releaseHeldAnswers() {
+        _ = shutdown(releaseWriter, Int32(SHUT_WR))
     }
 
     private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
@@ -119,7 +139,9 @@ final class SocketServer: Sendable {
                 }
             case .request(let request):
                 let reply = handler.reply(to: request)
-                guard Socket.pause(reply.delay, stop: stopReader), let response = reply.response else {
+                guard Socket.pause(reply.delay, stop: stopReader),
+                      !reply.isHeld || Socket.wait(releaseReader, for: Int16(POLLIN), stop: stopReader) == .ready,
+                      let response = reply.response else {
                     close(connection)
                     return
                 }

@@ -11,15 +11,16 @@ struct EvictedInFlightTests {
             $0.batchSize = 1
             $0.limits.outboxFiles = 3
         })
-        // The answer waits long enough for four more batches to be journaled behind it even on a
-        // loaded machine (500 ms was not, once, under the whole suite).
-        delivery.ingest.script([.normal(delay: .seconds(isUnderSanitizer ? 6 : 2))])
+        // Batch 0's answer is held until the test has seen the caps evict it: no timing (a
+        // 500 ms and then a 2 s delay were both outrun by a loaded machine).
+        delivery.ingest.script([.heldUntilReleased])
         delivery.track(0..<1)
         let flushing = Task { await delivery.client.flush() }
         #expect(await delivery.ingest.waitForRequests(count: 1), "batch 0 is on its way; its answer waits")
         delivery.track(1..<5)
         await delivery.test.drain()
         #expect(delivery.client.counters.evictedByCaps >= 1, "five files over a cap of three: the oldest went")
+        delivery.ingest.releaseHeldAnswers()
         _ = await flushing.value
         for _ in 0..<3 where delivery.client.counters.pending > 0 { await delivery.client.flush() }
         let counters = delivery.client.counters

@@ -93,6 +93,6 @@ struct UploaderRequestBuilderTests {
         let request = builder.request(batchID: batchID, payloads: payloads, sentAt: 1, gzip: false)
         #expect(request.headers.filter { $0.value.contains(Self.key) }.map(\.key) == ["Authorization"])
         #expect(!String(decoding: request.body, as: UTF8.self).contains(Self.key))
-        #expect(!SDKLogger.redacted(key: Self.key).contains(Self.key))
+        #expect(!IngestKey.redacted(Self.key).contains(Self.key))
     }
 }
