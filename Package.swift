@@ -28,12 +28,12 @@ let package = Package(
         // The fatal-signal handler, in C because it must be async-signal-safe (see its header).
         // Part of this package, not a dependency.
         .target(
-            name: "CFatalSignals",
+            name: "CSignals",
             cSettings: [.enableWarning("all"), .enableWarning("extra"), .treatAllWarnings(as: .error)]
         ),
         .target(
             name: "SimpleDataLogs",
-            dependencies: ["CZlib", "CFatalSignals"],
+            dependencies: ["CZlib", "CSignals"],
             resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: strictSettings
         ),
@@ -97,7 +97,7 @@ let package = Package(
         .executableTarget(name: "FuzzIngestRequest", dependencies: ["SimpleDataLogsTesting"], path: "Tests/Fuzz/FuzzIngestRequest", swiftSettings: strictSettings),
         .testTarget(
             name: "SimpleDataLogsTests",
-            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "CZlib", "CFatalSignals", "SDLCommands"],
+            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "CZlib", "CSignals", "SDLCommands"],
             swiftSettings: strictSettings
         ),
     ],

@@ -23,10 +23,13 @@ package enum IngestCommand {
         """
 
     static func run(_ arguments: [String], console: any Console) async -> Int32 {
-        // Watching starts before the server says it listens, so an early Ctrl-C still gets the summary.
-        let watch = await TerminationSignals()
-        defer { watch.stop() }
-        let signals = watch.signals
+        // Catching starts before the server says it listens, so an early Ctrl-C still gets the summary.
+        let (signals, received) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingNewest(4))
+        let catcher = TerminationSignals.start { received.yield($0) }
+        defer {
+            catcher?.stop()
+            received.finish()
+        }
         return await run(arguments, console: console, onListening: { _ in }, until: {
             for await _ in signals { return true }
             return false

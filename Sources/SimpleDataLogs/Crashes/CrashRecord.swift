@@ -34,7 +34,7 @@
 /// ```
 ///
 /// `<text>` is UTF-8 with `\` written as `\\`, line feed as `\n` and carriage return as `\r`.
-/// The signal handler (`CFatalSignals`) writes the lines in the order shown, in three `write(2)`
+/// The signal handler (`CSignals`) writes the lines in the order shown, in three `write(2)`
 /// calls: the header and frames, the module lines (formatted at install), then `end`. An
 /// exception record is written whole by ``FatalSignalRecorder/recordException(name:reason:symbols:)``.
 ///

@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-import CFatalSignals
+import CSignals
 
 /// Records fatal signals into a crash record file, for `app_crashed` at the next launch: on
 /// Linux and on Apple platforms, from the same code.
@@ -22,7 +22,7 @@ import CFatalSignals
 /// runtime's backtracer (or Apple's crash reporter) still runs, and the process still dies of the
 /// same signal. The runtime's own message ("Fatal error: …") is not in the record.
 ///
-/// The handler itself is C (`CFatalSignals`): a signal handler may only make async-signal-safe
+/// The handler itself is C (`CSignals`): a signal handler may only make async-signal-safe
 /// calls, and C shows that line by line where Swift cannot promise it. Its shared words use the
 /// compiler's atomics, so nothing here needs `Synchronization` (macOS 15 / iOS 18) and the
 /// platform floor stays where it is.

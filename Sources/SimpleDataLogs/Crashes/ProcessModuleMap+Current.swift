@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-import CFatalSignals
+import CSignals
 
 extension ProcessModuleMap {
     /// The modules mapped into this process now: from `/proc/self/maps` on Linux (identity

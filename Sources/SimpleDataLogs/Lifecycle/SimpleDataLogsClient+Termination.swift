@@ -22,26 +22,26 @@ extension SimpleDataLogsClient {
         return barrier.blockUntilPassed(timeout: .after(timeout))
     }
 
-    #if os(Linux)
     /// Shuts the client down gracefully on `SIGTERM` and `SIGINT`, then exits with
-    /// `128 + signal`: for a server or tool that wants its events sent before a container stops
-    /// it. Opt-in, never installed silently: it logs one line when installed. Linux only; on
-    /// Apple platforms the app's lifecycle adapters flush at termination.
+    /// `128 + signal`: for a server or command-line tool that wants its events sent before a
+    /// container or a Ctrl-C stops it. Opt-in, never installed silently: it logs one line when
+    /// installed. Apps need not call it: on Apple platforms the lifecycle adapters flush at
+    /// termination.
     ///
     /// The signals are then caught instead of killing the process at once; call it only if
     /// nothing else in the process handles them.
     /// - Parameter timeLimit: How long the last send may take.
     public func shutdownOnTerminationSignals(timeLimit: Duration = .seconds(5)) {
-        let installed = TerminationSignals.install { [self] number in
+        // Kept for the life of the process: the catcher is never stopped.
+        let catcher = TerminationSignals.start { [self] number in
             logger.info("Signal \(number) received: shutting down (sending for at most \(timeLimit)), then exiting.")
             Task {
                 await shutdown(timeLimit: timeLimit)
                 exit(128 + number)
             }
         }
-        logger.info(installed
+        logger.info(catcher != nil
             ? "Will shut down gracefully on SIGTERM and SIGINT."
             : "Termination signals are already handled by another client; this one is not shut down by them.")
     }
-    #endif
 }

@@ -26,13 +26,13 @@ struct CLIBinaryTests {
         #expect(usage.status == 64 && usage.errors.contains("event name is missing"))
     }
 
-    @Test("sdl ingest ends on SIGINT with a summary and exit 0")
-    func ingestInterrupt() async throws {
+    @Test("sdl ingest ends on SIGINT and on SIGTERM with a summary and exit 0", arguments: [SIGINT, SIGTERM])
+    func ingestInterrupt(signal: Int32) async throws {
         let binary = try #require(Self.binary, "build with --build-tests so sdl is beside the tests")
         let child = try SDLChild(binary, ["ingest", "--port", "0"])
         let listening = await child.waitForError { $0.contains("listening on") }
         #expect(listening)
-        child.signal(SIGINT)
+        child.signal(signal)
         let result = try await child.finish()
         #expect(result.status == 0)
         #expect(result.errors.contains("sdl ingest: stopped. 0 requests"))

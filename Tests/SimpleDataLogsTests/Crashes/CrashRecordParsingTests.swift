@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import SimpleDataLogs
-import CFatalSignals
+import CSignals
 
 @Suite("Crash record parsing")
 struct CrashRecordParsingTests {

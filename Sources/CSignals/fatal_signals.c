@@ -1,4 +1,4 @@
-// The fatal-signal handler and its state. See include/sdl_fatal_signals.h for why this is C.
+// The fatal-signal handler and its state. See include/sdl_signals.h for why this is C.
 //
 // Everything the handler touches is allocated and filled at install. Shared words are read and
 // written only with the compiler's __atomic builtins: the state block is published with a
@@ -7,7 +7,7 @@
 #define _GNU_SOURCE  // REG_RIP in <sys/ucontext.h>
 #endif
 
-#include "sdl_fatal_signals.h"
+#include "sdl_signals.h"
 
 #if defined(__linux__) || defined(__APPLE__)
 

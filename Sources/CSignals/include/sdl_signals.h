@@ -1,4 +1,5 @@
-// The part of crash capture that runs inside a signal handler, in C.
+// The parts of the SDK that run inside a signal handler, in C: the fatal-signal recorder (crash
+// capture) and the termination-signal catcher (graceful shutdown on SIGTERM and SIGINT).
 //
 // Why C: a signal handler may call only async-signal-safe functions, and Swift does not promise
 // that any given line compiles without a runtime call (retain/release, exclusivity checks, lazy
@@ -61,6 +62,16 @@ typedef struct {
 /// Fills `images` with up to `capacity` loaded 64-bit Mach-O images (dyld's list) and returns
 /// how many it stored. Returns 0 on other platforms, where `/proc/self/maps` serves instead.
 size_t sdl_loaded_images(sdl_loaded_image *images, size_t capacity);
+
+/// Installs a handler for SIGTERM and SIGINT that writes the signal's number (an `int`) to
+/// `descriptor`, the write end of a pipe the caller reads on a thread of its own: the self-pipe
+/// pattern (write(2) is async-signal-safe; everything else happens on the reader's thread).
+/// Process-wide and once: returns 1 when installed, 0 when a catcher is already installed.
+int sdl_termination_signals_install(int descriptor);
+
+/// Restores the actions SIGTERM and SIGINT had before the install and forgets the descriptor
+/// (the caller closes it). Does nothing when no catcher is installed.
+void sdl_termination_signals_uninstall(void);
 
 #ifdef __cplusplus
 }
