@@ -14,7 +14,7 @@ import CZlib
 /// a payload: a reader that meets damage (a bad checksum, a length that runs past the end, a torn
 /// tail) resumes at the next 0xFF and loses only the damaged record. The checksum covers the
 /// length field too, so a corrupted length is caught rather than trusted.
-enum JournalRecord {
+package enum JournalRecord {
     static let marker: [UInt8] = [0xFF, 0x53, 0x44, 0x4C]
     static let headerSize = 12
     /// No payload is larger than a whole request body.
@@ -34,7 +34,7 @@ enum JournalRecord {
     }
 
     /// Appends one framed record holding `payload` to `buffer`.
-    static func append(payload: [UInt8], to buffer: inout [UInt8]) {
+    package static func append(payload: [UInt8], to buffer: inout [UInt8]) {
         payload.withUnsafeBytes { append(payload: $0, to: &buffer) }
     }
 
