@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 import Testing
 @testable import SimpleDataLogs
-import SDLCommands
+@testable import SDLCommands
 
 @Suite("CLI: sdl outbox")
 struct CLIOutboxTests {

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SimpleDataLogs
 
 /// A read-only look at an outbox folder, and the one repair `sdl outbox requeue` makes, built on
 /// the outbox's own layout and record format (DESIGN.md, section 7) so the tool and the SDK can
