@@ -15,17 +15,17 @@ enum BenchEvent {
 
     static let ingestKey = "sdl_pub_benchmark0000000000"
 
-    /// A client with the SDK's real policy and the package seams, not yet configured.
-    /// - Parameter uploads: Whether the uploader runs (`TestHooks.startsUploader`).
+    /// A client with the SDK's real policy and package-level tuning, not yet configured.
+    /// - Parameter uploads: Whether the uploader runs (`ClientTuning.startsUploader`).
     static func newClient(uploads: Bool) -> SimpleDataLogsClient {
-        var hooks = TestHooks()
-        hooks.startsUploader = uploads
+        var tuning = ClientTuning()
+        tuning.startsUploader = uploads
         var environment = ProcessInfo.processInfo.environment
         environment["SDL_STORAGE_DIR"] = nil
         environment["SDL_LOG_LEVEL"] = nil
         return SimpleDataLogsClient(
             clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: QuietLogSink(),
-            hooks: hooks, environment: environment
+            tuning: tuning, environment: environment
         )
     }
 

@@ -94,11 +94,11 @@ struct EndToEndBenchmark {
         do { ingest = try LocalIngest() } catch { report.broken("LocalIngest: \(error)"); return nil }
         defer { ingest.stop() }
         let requestCount = max(setup.inFlight * 2, (options.quick ? 2_000 : 10_000) / setup.batchSize)
-        var ids = BenchmarkSupport.IDGenerator()
+        var ids = EventIDGenerator()
         let wallClock = SystemWallClock()
         var requests: [UploadRequest] = []
         for request in 0..<requestCount {
-            let now = BenchmarkSupport.nowMilliseconds(wallClock)
+            let now = wallClock.nowMilliseconds
             let payloads = (0..<setup.batchSize).map { index in
                 BenchmarkSupport.payload(
                     name: BenchEvent.name, properties: BenchEvent.properties(request * setup.batchSize + index),

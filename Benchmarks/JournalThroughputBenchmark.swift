@@ -95,14 +95,14 @@ struct JournalThroughputBenchmark {
         }
         let events = options.quick ? 50_000 : 400_000
         let wallClock = SystemWallClock()
-        var ids = BenchmarkSupport.IDGenerator()
+        var ids = EventIDGenerator()
         var scratch: [UInt8] = []
         scratch.reserveCapacity(512)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(64 * 300)
         let start = Measure.now()
         for seq in 0..<events {
-            let now = BenchmarkSupport.nowMilliseconds(wallClock)
+            let now = wallClock.nowMilliseconds
             BenchmarkSupport.appendFramedRecord(
                 name: BenchEvent.name, properties: BenchEvent.properties(seq), id: ids.next(milliseconds: now), timestamp: now,
                 scratch: &scratch, to: &buffer

@@ -147,7 +147,7 @@ struct TrackCostBenchmark {
 
     private struct BaselineState: Sendable {
         var events: [StampedEvent] = []
-        var ids = BenchmarkSupport.IDGenerator()
+        var ids = EventIDGenerator()
     }
 
     private func baselineOneTask() -> [UInt32] {
@@ -208,7 +208,7 @@ struct TrackCostBenchmark {
 
     @inline(never)
     private nonisolated static func baselineTrack(_ state: Locked<BaselineState>, _ wallClock: SystemWallClock, _ properties: [String: PropertyValue]) {
-        let now = BenchmarkSupport.nowMilliseconds(wallClock)
+        let now = wallClock.nowMilliseconds
         state.withLock { state in
             let id = state.ids.next(milliseconds: now)
             state.events.append(StampedEvent(name: BenchEvent.name, id: id, timestamp: now, properties: properties))

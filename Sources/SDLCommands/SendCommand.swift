@@ -50,7 +50,7 @@ enum SendCommand {
         let deadline = clock.now + options.timeout
         let client = SimpleDataLogsClient(
             clock: clock, wallClock: SystemWallClock(), logSink: ConsoleLogSink(console: console),
-            hooks: TestHooks(), environment: environment
+            environment: environment
         )
         client.configure(SimpleDataLogsClient.Configuration(
             ingestKey: options.key, endpoint: options.endpoint, storageDirectory: options.storage, appID: "sdl",

@@ -39,7 +39,7 @@ if mode.hasPrefix("crash-") {
     // <kind>; `crash-<kind>-control` dies the same way without the SDK, for the exit status.
     let kind = mode.dropFirst("crash-".count).replacingOccurrences(of: "-control", with: "")
     if !mode.hasSuffix("-control") {
-        let crashing = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), hooks: { var hooks = TestHooks(); hooks.startsUploader = false; return hooks }(), environment: [:])
+        let crashing = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), tuning: { var tuning = ClientTuning(); tuning.startsUploader = false; return tuning }(), environment: [:])
         crashing.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_crashes000000", endpoint: URL(string: "http://127.0.0.1:9")!, autocapture: .crashes, storageDirectory: folder))
         crashing.track("before_crash")
         _ = crashing.blockUntilJournaled(atLeast: 1, timeout: .seconds(10))
@@ -67,7 +67,7 @@ if mode.hasPrefix("crash-") {
 }
 
 if mode == "on-cue" {
-    let client = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), hooks: { var hooks = TestHooks(); hooks.startsUploader = false; return hooks }(), environment: [:])
+    let client = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), tuning: { var tuning = ClientTuning(); tuning.startsUploader = false; return tuning }(), environment: [:])
     client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_crashes000000", endpoint: URL(string: "http://127.0.0.1:9")!, autocapture: .crashes, storageDirectory: folder))
     client.track(argument(2))
     _ = client.blockUntilJournaled(atLeast: 1, timeout: .seconds(30))
@@ -85,16 +85,17 @@ if mode.hasPrefix("exit-") {
     if mode == "exit-shutdown" { await SimpleDataLogs.shutdown() }
     exit(0)
 }
-var hooks = TestHooks()
-if mode == "seal" { hooks.crashPoint = SealCrashPoint(rawValue: argument(2)) }
+var faults = FaultInjection()
+if mode == "seal" { faults.crashPoint = SealCrashPoint(rawValue: argument(2)) }
 // A journal that never writes: what the client took at launch is in memory only when killed.
-if mode == "hold-gated" { hooks.writerGate = WriterGate() }
+if mode == "hold-gated" { faults.writerGate = WriterGate() }
 // SDL_TEST_ENDPOINT: a local ingest to deliver to; without it the child only writes its outbox.
 let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:))
-if endpoint == nil { hooks.startsUploader = false }
+var tuning = ClientTuning()
+if endpoint == nil { tuning.startsUploader = false }
 let client = SimpleDataLogsClient(
     clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(),
-    hooks: hooks, environment: [:]
+    tuning: tuning, faults: faults, environment: [:]
 )
 client.configure(SimpleDataLogsClient.Configuration(
     ingestKey: "sdl_pub_crashchild0000", endpoint: endpoint ?? URL(string: "http://127.0.0.1:9")!,

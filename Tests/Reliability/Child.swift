@@ -22,13 +22,13 @@ import SimpleDataLogs
 /// block only this thread. The SDK's stages and uploader run on threads of their own.
 enum Child {
     static func run(_ options: ChildOptions) -> Never {
-        var hooks = TestHooks()
+        var tuning = ClientTuning()
         // Backoff delays a hundredth of the product's, so a child sends soon after the ingest
         // comes back (its life is a few hundred milliseconds).
-        hooks.backoffScale = 0.01
+        tuning.backoffScale = 0.01
         let client = SimpleDataLogsClient(
             clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(),
-            hooks: hooks, environment: [:]
+            tuning: tuning, environment: [:]
         )
         client.configure(SimpleDataLogsClient.Configuration(
             ingestKey: "sdl_pub_reliability000", endpoint: options.endpoint,

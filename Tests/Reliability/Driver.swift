@@ -164,10 +164,10 @@ enum Driver {
             say("could not bring the ingest up for the final flush: \(error)")
             return 2
         }
-        var hooks = TestHooks()
-        hooks.backoffScale = 0.01
+        var tuning = ClientTuning()
+        tuning.backoffScale = 0.01
         let client = SimpleDataLogsClient(
-            clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), hooks: hooks, environment: [:]
+            clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), tuning: tuning, environment: [:]
         )
         client.configure(SimpleDataLogsClient.Configuration(
             ingestKey: "sdl_pub_reliability000", endpoint: ingest.endpoint, sessionMode: .inactivityTimeout(minutes: 30),

@@ -10,11 +10,11 @@ struct Delivery: Sendable {
 
     init(
         ingest configuration: LocalIngest.Configuration = LocalIngest.Configuration(), key: String = "sdl_pub_test0000000000",
-        directory: TemporaryDirectory = TemporaryDirectory(), hooks: TestHooks = TestHooks(),
+        directory: TemporaryDirectory = TemporaryDirectory(), faults: FaultInjection = FaultInjection(),
         adjust: @escaping @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { _ in }
     ) throws {
         ingest = try LocalIngest(configuration: configuration)
-        test = TestClient(key: key, hooks: hooks, directory: directory, endpoint: ingest.endpoint, adjust: adjust)
+        test = TestClient(key: key, faults: faults, directory: directory, endpoint: ingest.endpoint, adjust: adjust)
     }
 
     var client: SimpleDataLogsClient { test.client }

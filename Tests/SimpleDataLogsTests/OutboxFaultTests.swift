@@ -3,25 +3,23 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Outbox: disk faults, caps and the opt-out")
+@Suite("Outbox: disk fileSystem, caps and the opt-out")
 struct OutboxFaultTests {
     @Test("ENOSPC, EIO, EROFS and EACCES while writing: no crash, one log line, events kept in memory, written once the disk allows", arguments: [ENOSPC, EIO, EROFS, EACCES])
     func injectedWriteErrors(code: Int32) async throws {
-        let faults = FaultInjectingFileSystem()
-        var hooks = TestHooks()
-        hooks.fileSystem = faults
-        let test = TestClient(hooks: hooks)
+        let fileSystem = FaultInjectingFileSystem()
+        let test = TestClient(faults: fileSystem.injection)
         for seq in 0..<10 { test.client.track("before", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
-        faults.failWrites(with: code)
-        faults.failOpens(with: code)
+        fileSystem.failWrites(with: code)
+        fileSystem.failOpens(with: code)
         for seq in 10..<130 { test.client.track("during", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
         #expect(test.log.lines.filter { $0.level == .error && $0.message.contains("could not") }.count == 1, "one line per episode")
         let held = await test.client.pipeline!.journal.sealedBatches.filter { $0.heldInMemory != nil }
         #expect(held.count == 2, "the two batches sealed during the fault are held in memory")
 
-        faults.clearAll()
+        fileSystem.clearAll()
         for seq in 130..<160 { test.client.track("after", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
         let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
@@ -33,30 +31,26 @@ struct OutboxFaultTests {
 
     @Test("short writes are completed, not ignored")
     func shortWrites() async throws {
-        let faults = FaultInjectingFileSystem()
-        faults.makeWritesShort(true)
-        var hooks = TestHooks()
-        hooks.fileSystem = faults
-        let test = TestClient(hooks: hooks)
+        let fileSystem = FaultInjectingFileSystem()
+        fileSystem.makeWritesShort(true)
+        let test = TestClient(faults: fileSystem.injection)
         for seq in 0..<75 { test.client.track("e", properties: ["seq": .int(Int64(seq)), "pad": .string(String(repeating: "p", count: 500))]) }
         await test.drain()
         #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<75))
-        #expect(faults.writeAttempts > 10, "each write took several calls")
+        #expect(fileSystem.writeAttempts > 10, "each write took several calls")
         await test.tearDown()
     }
 
     @Test("a failed fsync or rename while sealing keeps the batch in memory and retries at the next seal")
     func sealFailures() async throws {
         for failure in ["fsync", "rename"] {
-            let faults = FaultInjectingFileSystem()
-            var hooks = TestHooks()
-            hooks.fileSystem = faults
-            let test = TestClient(hooks: hooks)
-            if failure == "fsync" { faults.failSyncs(with: EIO) } else { faults.failRenames(with: EROFS) }
+            let fileSystem = FaultInjectingFileSystem()
+            let test = TestClient(faults: fileSystem.injection)
+            if failure == "fsync" { fileSystem.failSyncs(with: EIO) } else { fileSystem.failRenames(with: EROFS) }
             for seq in 0..<50 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             await test.drain()
             #expect(await test.client.pipeline!.journal.sealedBatches.first?.heldInMemory != nil, "\(failure)")
-            faults.clearAll()
+            fileSystem.clearAll()
             for seq in 50..<100 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             await test.drain()
             let batches = try sealedBatches(in: test.directory.path)
@@ -68,12 +62,10 @@ struct OutboxFaultTests {
 
     @Test("a failed flush of a group of seals (one syncfs for many batches) keeps every batch of the group in memory, then on disk")
     func groupSealFailure() async throws {
-        let faults = FaultInjectingFileSystem()
-        var hooks = TestHooks()
-        hooks.fileSystem = faults
+        let fileSystem = FaultInjectingFileSystem()
         let gate = WriterGate(isOpen: false)
-        let test = TestClient(gate: gate, hooks: hooks)
-        faults.failSyncs(with: EIO)
+        let test = TestClient(gate: gate, faults: fileSystem.injection)
+        fileSystem.failSyncs(with: EIO)
         // With the writer held, the 200 events reach it in one or two chunks, so at least one
         // chunk seals three or more batches together.
         for seq in 0..<200 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
@@ -82,7 +74,7 @@ struct OutboxFaultTests {
         let held = await test.client.pipeline!.journal.sealedBatches
         #expect(held.count == 4 && held.allSatisfy { $0.heldInMemory != nil }, "no batch counted as on disk")
         #expect(try sealedBatches(in: test.directory.path).isEmpty)
-        faults.clearAll()
+        fileSystem.clearAll()
         for seq in 200..<250 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
         #expect(try sealedBatches(in: test.directory.path).map { $0.events.count } == [50, 50, 50, 50, 50])
@@ -111,13 +103,13 @@ struct OutboxFaultTests {
 
     @Test("each cap reached drops the oldest sealed batches, counted, with one log line per episode", arguments: ["events", "bytes", "files"])
     func caps(kind: String) async throws {
-        var hooks = TestHooks()
+        var tuning = ClientTuning()
         switch kind {
-        case "events": hooks.caps = OutboxCaps(maxEvents: 200, maxBytes: 10_000_000, maxFiles: 500)
-        case "bytes": hooks.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 30_000, maxFiles: 500)
-        default: hooks.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 10_000_000, maxFiles: 3)
+        case "events": tuning.caps = OutboxCaps(maxEvents: 200, maxBytes: 10_000_000, maxFiles: 500)
+        case "bytes": tuning.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 30_000, maxFiles: 500)
+        default: tuning.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 10_000_000, maxFiles: 3)
         }
-        let test = TestClient(hooks: hooks)
+        let test = TestClient(tuning: tuning)
         for seq in 0..<500 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
         let counters = test.client.counters
@@ -153,9 +145,9 @@ struct OutboxFaultTests {
 
     @Test("the cap counts the open journal too: it holds after every chunk, not only at the next seal")
     func capHoldsBetweenSeals() async throws {
-        var hooks = TestHooks()
-        hooks.caps = OutboxCaps(maxEvents: 1_000, maxBytes: 10_000_000, maxFiles: 500)
-        let test = TestClient(hooks: hooks)
+        var tuning = ClientTuning()
+        tuning.caps = OutboxCaps(maxEvents: 1_000, maxBytes: 10_000_000, maxFiles: 500)
+        let test = TestClient(tuning: tuning)
         // Twenty full batches (1,000 events, at the cap) and then 30 in the open journal.
         for seq in 0..<1_030 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()

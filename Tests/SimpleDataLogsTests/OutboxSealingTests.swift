@@ -92,9 +92,9 @@ struct OutboxSealingTests {
 
     @Test("a full batch cancels its timer; the next partial batch gets a timer of its own")
     func timerPerBatch() async throws {
-        var hooks = TestHooks()
-        hooks.sealPolicy = SealPolicy(maxEvents: 3, maxAge: .seconds(10))
-        let test = TestClient(hooks: hooks)
+        var tuning = ClientTuning()
+        tuning.sealPolicy = SealPolicy(maxEvents: 3, maxAge: .seconds(10))
+        let test = TestClient(tuning: tuning)
         let journal = test.client.pipeline!.journal
         for _ in 0..<4 { test.client.track("e") }
         await test.drain()
@@ -113,13 +113,13 @@ struct OutboxSealingTests {
         let files = FaultInjectingFileSystem()
         let logger = SDKLogger(level: .debug, sink: RecordingLogSink())
         let gate = WriterGate(isOpen: true)
-        var hooks = TestHooks()
-        hooks.writerGate = gate
+        var faults = FaultInjection()
+        faults.writerGate = gate
         let executor = ThreadExecutor(name: "test.journal")
         defer { executor.stop() }
         let journal = JournalActor(
             directory: directory.path, fileSystem: files, logger: logger, problemLog: ProblemLog(logger: logger),
-            counters: StageCounters(), intake: Intake(), clock: ManualClock(), hooks: hooks,
+            counters: StageCounters(), intake: Intake(), clock: ManualClock(), faults: faults,
             policy: SealPolicy(), executor: executor
         )
         func chunk(_ range: Range<Int>) -> [PipelineItem] {

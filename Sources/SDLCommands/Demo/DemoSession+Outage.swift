@@ -21,7 +21,7 @@ extension DemoSession {
         showOutbox()
         let factor = scale > 0 ? Int((1 / scale).rounded()) : 0
         console.out("   the SDK retries on its own with jittered backoff (up to 1 s, then 2 s, 4 s… at most 5 min);")
-        console.out("   this demo shortens every wait \(factor)× (TestHooks.backoffScale) so it ends in seconds")
+        console.out("   this demo shortens every wait \(factor)× (ClientTuning.backoffScale) so it ends in seconds")
         let start = ContinuousClock.now
         let expected = options.outageEvents
         let timeout = options.stepTimeout

@@ -23,14 +23,14 @@ struct DemoSession {
         self.folder = folder
         self.options = options
         self.console = console
-        var hooks = TestHooks()
-        hooks.backoffScale = options.backoffScale
+        var tuning = ClientTuning()
+        tuning.backoffScale = options.backoffScale
         var environment: [String: String] = [:]
         if let level = options.logLevelName { environment["SDL_LOG_LEVEL"] = level }
         client = SimpleDataLogsClient(
             clock: ContinuousClock(), wallClock: SystemWallClock(),
             logSink: ConsoleLogSink(console: console, toStandardError: false, indent: "     "),
-            hooks: hooks, environment: environment
+            tuning: tuning, environment: environment
         )
     }
 

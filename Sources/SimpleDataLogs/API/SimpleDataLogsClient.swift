@@ -14,7 +14,8 @@ public final class SimpleDataLogsClient: Sendable {
     let stageCounters = StageCounters()
     let clock: any Clock<Duration>
     let wallClock: any WallClock
-    let hooks: TestHooks
+    let tuning: ClientTuning
+    let faults: FaultInjection
     private let logSink: any LogSink
     private let environment: [String: String]
     private let state: Locked<State>
@@ -40,18 +41,20 @@ public final class SimpleDataLogsClient: Sendable {
         eventsHeldBeforeConfigure: Int = 1_000
     ) {
         self.init(
-            clock: clock, wallClock: wallClock, logSink: logSink, hooks: TestHooks(),
+            clock: clock, wallClock: wallClock, logSink: logSink,
             environment: ProcessInfo.processInfo.environment, eventsHeldBeforeConfigure: eventsHeldBeforeConfigure
         )
     }
 
-    /// Creates a client with the test seams (an injected file system, a gate before the writer,
-    /// a crash point) and an explicit environment.
+    /// Creates a client with package-level tuning (``ClientTuning``), the fault-injection seams
+    /// (``FaultInjection``: an injected file system, a gate before the writer, a crash point) and
+    /// an explicit environment.
     package init(
         clock: any Clock<Duration>,
         wallClock: any WallClock,
         logSink: any LogSink,
-        hooks: TestHooks,
+        tuning: ClientTuning = ClientTuning(),
+        faults: FaultInjection = FaultInjection(),
         environment: [String: String],
         eventsHeldBeforeConfigure: Int = Intake.defaultPreConfigureLimit
     ) {
@@ -59,7 +62,8 @@ public final class SimpleDataLogsClient: Sendable {
         self.clock = clock
         self.wallClock = wallClock
         self.logSink = logSink
-        self.hooks = hooks
+        self.tuning = tuning
+        self.faults = faults
         self.environment = environment
         let level = environment["SDL_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? .warning
         let logger = SDKLogger(level: level, sink: logSink)
@@ -78,7 +82,7 @@ public final class SimpleDataLogsClient: Sendable {
         guard let pipeline else { return }
         // The pipeline's shutdown stops the intake first thing.
         logger.warning("A configured client was released without shutdown(): its queued events are kept on disk for the next launch, and its threads and files are released. Call shutdown() to send them now.")
-        let finished = hooks.releasedWithoutShutdown
+        let finished = faults.releasedWithoutShutdown
         Task {
             await pipeline.shutDown(timeLimit: .zero)
             finished?()
@@ -131,7 +135,7 @@ public final class SimpleDataLogsClient: Sendable {
                     capture: configuration.autocapture, sessionMode: configuration.sessionMode,
                     activity: configuration.activity, crashReasonRedaction: configuration.crashReasonRedaction
                 ),
-                hooks: hooks
+                tuning: tuning, faults: faults
             )
             return .started
         }
@@ -196,7 +200,7 @@ public final class SimpleDataLogsClient: Sendable {
             compresses: configuration.compressesRequests,
             requestTimeout: configuration.requestTimeout,
             maxConcurrentRequests: max(1, configuration.maxConcurrentRequests),
-            backoffScale: hooks.backoffScale
+            backoffScale: tuning.backoffScale
         )
         return (settings, refusal)
     }

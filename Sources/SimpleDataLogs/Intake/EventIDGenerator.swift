@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Makes event ids: version-7 UUIDs (RFC 9562) from a fast generator seeded once.
 ///
@@ -6,11 +6,11 @@ import Foundation
 /// this costs tens of nanoseconds, which matters inside `track()`. The ids need to be unique, not
 /// secret: 74 random bits per millisecond from wyrand, seeded from the system's generator.
 /// A value type with no lock of its own: it lives inside the intake's lock.
-struct EventIDGenerator: Sendable {
+package struct EventIDGenerator: Sendable {
     private var state: UInt64
 
     /// Seeds the generator from the system's random source.
-    init() {
+    package init() {
         var system = SystemRandomNumberGenerator()
         state = system.next()
     }
@@ -19,7 +19,7 @@ struct EventIDGenerator: Sendable {
     init(seed: UInt64) { state = seed }
 
     /// The next id, whose first 48 bits are `milliseconds`, so ids sort by creation time.
-    mutating func next(milliseconds: Int64) -> UUID {
+    package mutating func next(milliseconds: Int64) -> UUID {
         let high = nextRandom()
         let low = nextRandom()
         let time = UInt64(truncatingIfNeeded: milliseconds) & 0xFFFF_FFFF_FFFF

@@ -1,12 +1,12 @@
-import Foundation
+package import Foundation
 
 /// One event as it moves through the pipeline, from `track()` to the journal.
 ///
 /// `id` and `timestamp` are stamped inside `track()`. The identity stage fills in `deviceID`
 /// and merges the default properties; the sessions stage adds `sessionID` and activity.
-struct Event: Sendable, Equatable {
+package struct Event: Sendable, Equatable {
     /// How the event came to be, which decides what the session and activity rules do with it.
-    enum Origin: Sendable, Equatable {
+    package enum Origin: Sendable, Equatable {
         /// Tracked by the app for "now".
         case live
         /// Tracked by the app with an explicit earlier time: never moves sessions, carries no
@@ -18,7 +18,7 @@ struct Event: Sendable, Equatable {
     }
 
     /// Where the event's device id comes from.
-    enum DeviceIDSource: Sendable, Equatable {
+    package enum DeviceIDSource: Sendable, Equatable {
         /// The id from the last `setDeviceID` before this event.
         case inherited
         /// An id given for this event alone (a per-event or task-local id), which wins.
@@ -43,6 +43,27 @@ struct Event: Sendable, Equatable {
     /// The memory the event was estimated to hold when the intake took it, counted against the
     /// backlog's byte bound until the journal writes it; 0 for events the SDK makes itself.
     var memoryCost = 0
+
+    /// Every field, as the memberwise initializer would take them; written out so that it can be
+    /// `package` (the benchmarks' baselines encode events exactly as the journal does).
+    package init(
+        name: String, id: UUID, timestamp: Int64, trackedAt: Int64, properties: [String: PropertyValue], origin: Origin,
+        deviceIDSource: DeviceIDSource = .inherited, deviceID: String? = nil, sessionID: String? = nil,
+        appState: AppState? = nil, engagedMilliseconds: Int64? = nil, memoryCost: Int = 0
+    ) {
+        self.name = name
+        self.id = id
+        self.timestamp = timestamp
+        self.trackedAt = trackedAt
+        self.properties = properties
+        self.origin = origin
+        self.deviceIDSource = deviceIDSource
+        self.deviceID = deviceID
+        self.sessionID = sessionID
+        self.appState = appState
+        self.engagedMilliseconds = engagedMilliseconds
+        self.memoryCost = memoryCost
+    }
 }
 
 extension Event {
@@ -61,7 +82,9 @@ extension Event {
 }
 
 /// Whether someone was using the app when the event happened (the wire's `app_state`).
-enum AppState: String, Sendable, Equatable {
+package enum AppState: String, Sendable, Equatable {
+    /// The app was in front, or (on a Mac) had keyboard or mouse input in the last 10 seconds.
     case active
+    /// Neither.
     case background
 }

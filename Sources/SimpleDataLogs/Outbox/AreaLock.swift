@@ -14,14 +14,14 @@ import Darwin
 /// folder cannot be unlinked while it holds files, and a new folder of the same name is a new
 /// area. The `lock` file is still locked too, so a process of an earlier version (which knows only
 /// the file) also sees the area as held, and it still names the owner's pid for `sdl outbox`.
-struct AreaLock: Sendable {
+package struct AreaLock: Sendable {
     private let folderDescriptor: Int32
     private let fileDescriptor: Int32
     /// The `lock` file, which names the owner's pid.
     var lockFileDescriptor: Int32 { fileDescriptor }
 
     /// Why an area could not be locked.
-    enum Refusal: Error {
+    package enum Refusal: Error {
         /// Another process (or client) holds it.
         case held
         /// The folder or its `lock` file could not be opened.
@@ -29,7 +29,7 @@ struct AreaLock: Sendable {
     }
 
     /// Takes both locks of `area`, whose folder must exist, or neither.
-    static func acquire(_ area: AreaLayout, fileSystem: any FileSystem) -> Result<AreaLock, Refusal> {
+    package static func acquire(_ area: AreaLayout, fileSystem: any FileSystem) -> Result<AreaLock, Refusal> {
         let folder: Int32
         do {
             folder = try fileSystem.open(area.folder, flags: O_RDONLY | O_DIRECTORY, mode: 0)
@@ -56,7 +56,7 @@ struct AreaLock: Sendable {
     }
 
     /// Gives both locks back.
-    func release(fileSystem: any FileSystem) {
+    package func release(fileSystem: any FileSystem) {
         fileSystem.close(fileDescriptor)
         fileSystem.close(folderDescriptor)
     }

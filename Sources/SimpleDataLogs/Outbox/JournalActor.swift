@@ -105,7 +105,7 @@ actor JournalActor {
 
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
-        counters: StageCounters, intake: Intake, clock: any Clock<Duration>, hooks: TestHooks,
+        counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
         executor: ThreadExecutor
     ) {
@@ -117,10 +117,10 @@ actor JournalActor {
         self.counters = counters
         self.intake = intake
         self.clock = clock
-        gate = hooks.writerGate
-        crashPoint = hooks.crashPoint
-        self.policy = hooks.sealPolicy ?? policy
-        self.caps = hooks.caps ?? caps
+        gate = faults.writerGate
+        crashPoint = faults.crashPoint
+        self.policy = policy
+        self.caps = caps
         self.executor = executor
     }
 

@@ -14,11 +14,13 @@ import CZlib
 /// a payload: a reader that meets damage (a bad checksum, a length that runs past the end, a torn
 /// tail) resumes at the next 0xFF and loses only the damaged record. The checksum covers the
 /// length field too, so a corrupted length is caught rather than trusted.
-enum JournalRecord {
-    static let marker: [UInt8] = [0xFF, 0x53, 0x44, 0x4C]
-    static let headerSize = 12
+package enum JournalRecord {
+    /// The sync marker that starts every record: `FF 53 44 4C` ("\xFFSDL").
+    package static let marker: [UInt8] = [0xFF, 0x53, 0x44, 0x4C]
+    /// The bytes before each payload: marker, length and checksum.
+    package static let headerSize = 12
     /// No payload is larger than a whole request body.
-    static let maxPayloadSize = EventLimits.maxBodyBytes
+    package static let maxPayloadSize = EventLimits.maxBodyBytes
 
     /// Appends one framed record holding `payload` to `buffer`.
     static func append(payload: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
@@ -34,27 +36,28 @@ enum JournalRecord {
     }
 
     /// Appends one framed record holding `payload` to `buffer`.
-    static func append(payload: [UInt8], to buffer: inout [UInt8]) {
+    package static func append(payload: [UInt8], to buffer: inout [UInt8]) {
         payload.withUnsafeBytes { append(payload: $0, to: &buffer) }
     }
 
     /// A run of bytes that did not hold an intact record.
-    struct Damage: Sendable, Equatable {
+    package struct Damage: Sendable, Equatable {
         /// Where the damage starts in the file.
-        var offset: Int
+        package var offset: Int
         /// How many bytes were skipped.
-        var length: Int
+        package var length: Int
     }
 
     /// What a scan of a file's bytes found.
-    struct ScanResult: Sendable, Equatable {
+    package struct ScanResult: Sendable, Equatable {
         /// Each intact record's payload position: `offset` is where the payload starts.
-        var records: [Range<Int>] = []
-        var damage: [Damage] = []
+        package var records: [Range<Int>] = []
+        /// The runs between intact records, in file order; never two adjacent.
+        package var damage: [Damage] = []
     }
 
     /// Finds every intact record in `bytes`, and the damaged runs between them.
-    static func scan(_ bytes: UnsafeRawBufferPointer) -> ScanResult {
+    package static func scan(_ bytes: UnsafeRawBufferPointer) -> ScanResult {
         var result = ScanResult()
         var position = 0
         var damageStart: Int?

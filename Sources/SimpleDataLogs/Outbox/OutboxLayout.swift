@@ -14,32 +14,44 @@
 /// `<seq>` is twelve digits, so names sort by age; `<path>` is `r` for a batch sealed from a
 /// journal and `r0`/`r1`… for the halves of a split, so halves sort before newer batches and the
 /// left half before the right.
-struct OutboxLayout: Sendable {
+package struct OutboxLayout: Sendable {
     let root: String
 
-    var areasFolder: String { root + "/areas" }
-    var quarantineFolder: String { root + "/quarantine" }
+    /// The layout of the outbox folder `root`.
+    package init(root: String) { self.root = root }
 
-    func area(_ name: String) -> AreaLayout { AreaLayout(folder: areasFolder + "/" + name) }
+    /// `areas/`: one folder per client that has used the outbox.
+    package var areasFolder: String { root + "/areas" }
+    /// `quarantine/`: files that could not be read at all, kept, never deleted.
+    package var quarantineFolder: String { root + "/quarantine" }
+
+    /// The files of the area called `name` (`a0`, `a1`, …).
+    package func area(_ name: String) -> AreaLayout { AreaLayout(folder: areasFolder + "/" + name) }
 }
 
 /// The files of one area.
-struct AreaLayout: Sendable {
-    let folder: String
+package struct AreaLayout: Sendable {
+    /// The area's folder, which its owner holds `flock`ed.
+    package let folder: String
 
-    var lockFile: String { folder + "/lock" }
-    var batchesFolder: String { folder + "/batches" }
-    var setAsideFolder: String { folder + "/set-aside" }
-    var temporaryFolder: String { folder + "/tmp" }
+    /// `lock`: locked too, and names the owner's pid.
+    package var lockFile: String { folder + "/lock" }
+    /// `batches/`: sealed batches, sent oldest first.
+    package var batchesFolder: String { folder + "/batches" }
+    /// `set-aside/`: batches the ingest refused, kept and not sent.
+    package var setAsideFolder: String { folder + "/set-aside" }
+    /// `tmp/`: batch files being sealed.
+    package var temporaryFolder: String { folder + "/tmp" }
 
     func journal(_ sequence: Int) -> String { folder + "/" + JournalName.journal(sequence) }
 }
 
 /// Parsing and making the file names.
-enum JournalName {
+package enum JournalName {
     static func journal(_ sequence: Int) -> String { "journal-\(padded(sequence)).log" }
 
-    static func journalSequence(_ name: String) -> Int? {
+    /// The sequence of a journal's name (`journal-<seq>.log`), or `nil` for anything else.
+    package static func journalSequence(_ name: String) -> Int? {
         guard name.hasPrefix("journal-"), name.hasSuffix(".log") else { return nil }
         return sequence(name.dropFirst("journal-".count).dropLast(".log".count))
     }
@@ -58,7 +70,7 @@ enum JournalName {
     static func batch(sequence: Int, path: String, id: String) -> String { "\(padded(sequence))-\(path)-\(id).batch" }
 
     /// The parts of a batch file's name, or `nil` for anything else.
-    static func batchParts(_ name: String) -> (sequence: Int, path: String, id: String)? {
+    package static func batchParts(_ name: String) -> (sequence: Int, path: String, id: String)? {
         guard name.hasSuffix(".batch") else { return nil }
         let parts = name.dropLast(".batch".count).split(separator: "-", maxSplits: 2)
         guard parts.count == 3, let sequence = sequence(parts[0]), parts[1].first == "r",

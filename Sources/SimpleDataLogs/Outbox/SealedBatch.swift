@@ -1,7 +1,7 @@
-import Foundation
+package import Foundation
 
 /// A sealed batch: a fixed set of events with one id, sent as one request.
-struct SealedBatch: Sendable, Equatable {
+package struct SealedBatch: Sendable, Equatable {
     /// Sent as `SDL-Batch-ID` on every try.
     var id: UUID
     /// The journal sequence it was sealed from, or a fresh one for adopted files; orders batches.
@@ -10,6 +10,14 @@ struct SealedBatch: Sendable, Equatable {
     var path: String
     /// The events, each an encoded JSON object exactly as it goes on the wire.
     var payloads: [[UInt8]]
+
+    /// A batch of these events; ``BatchFile/encode(_:)`` writes it as a file.
+    package init(id: UUID, sequence: Int, path: String, payloads: [[UInt8]]) {
+        self.id = id
+        self.sequence = sequence
+        self.path = path
+        self.payloads = payloads
+    }
 
     var fileName: String { JournalName.batch(sequence: sequence, path: path, id: EventEncoder.lowercaseString(id)) }
 
@@ -31,8 +39,9 @@ struct SealedBatch: Sendable, Equatable {
 /// A journal file has the same format, so that sealing it is an `fsync` and a rename. The header
 /// repeats what the file name says, so a renamed or damaged name can be checked; a damaged header
 /// costs nothing but the check (the name still carries id, sequence and path).
-enum BatchFile {
-    static func encode(_ batch: SealedBatch) -> [UInt8] {
+package enum BatchFile {
+    /// The batch as a file: its header record, then one record per event.
+    package static func encode(_ batch: SealedBatch) -> [UInt8] {
         var bytes = header(id: batch.id, sequence: batch.sequence, path: batch.path)
         bytes.reserveCapacity(batch.bodyBytes + batch.payloads.count * JournalRecord.headerSize + 128)
         for payload in batch.payloads { JournalRecord.append(payload: payload, to: &bytes) }
@@ -48,12 +57,15 @@ enum BatchFile {
     }
 
     /// What a batch file held: its intact events and the damaged runs.
-    struct Contents: Sendable {
-        var payloads: [[UInt8]]
-        var damage: [JournalRecord.Damage]
+    package struct Contents: Sendable {
+        /// The events, in file order; header records are dropped.
+        package var payloads: [[UInt8]]
+        /// The damaged runs, as the record scan found them.
+        package var damage: [JournalRecord.Damage]
     }
 
-    static func decode(_ bytes: [UInt8]) -> Contents {
+    /// Reads a batch (or journal) file's bytes: every intact event record, and the damage.
+    package static func decode(_ bytes: [UInt8]) -> Contents {
         bytes.withUnsafeBytes { raw in
             let scan = JournalRecord.scan(raw)
             var payloads: [[UInt8]] = []

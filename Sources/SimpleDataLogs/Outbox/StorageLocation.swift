@@ -6,8 +6,13 @@ import Foundation
 /// platform's place for app data: on Apple, `Application Support/<bundle id>/SimpleDataLogs/`;
 /// on Linux, `$XDG_DATA_HOME` (else `~/.local/share`)`/<app id>/SimpleDataLogs/`, where the app
 /// id is the executable's name unless configured.
-enum StorageLocation {
-    static func resolve(configured: String?, appID: String?, environment: [String: String]) -> String? {
+package enum StorageLocation {
+    /// The outbox folder, or `nil` when there is none to use (no `HOME` on Linux).
+    /// - Parameters:
+    ///   - configured: The folder given in the configuration, if any.
+    ///   - appID: The configured app id; the bundle id or executable name when `nil`.
+    ///   - environment: Where `SDL_STORAGE_DIR`, `XDG_DATA_HOME` and `HOME` are read.
+    package static func resolve(configured: String?, appID: String?, environment: [String: String]) -> String? {
         if let configured, !configured.isEmpty { return configured }
         if let fromEnvironment = environment["SDL_STORAGE_DIR"], !fromEnvironment.isEmpty { return fromEnvironment }
         let app = sanitizedAppID(appID ?? defaultAppID)

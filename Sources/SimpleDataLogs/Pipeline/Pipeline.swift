@@ -32,7 +32,8 @@ final class Pipeline: Sendable {
     init(
         intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
         clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy, caps: OutboxCaps = OutboxCaps(),
-        uploader settings: UploaderSettings, autocapture: AutocaptureSettings, hooks: TestHooks
+        uploader settings: UploaderSettings, autocapture: AutocaptureSettings,
+        tuning: ClientTuning, faults: FaultInjection
     ) {
         self.intake = intake
         self.clock = clock
@@ -48,9 +49,11 @@ final class Pipeline: Sendable {
             sessionMode: autocapture.capture.contains(.sessions) ? autocapture.sessionMode : nil,
             tracksActivity: autocapture.activity == .on, intake: intake, executor: stagesExecutor
         )
+        // A tuned seal policy or caps replaces what the configuration made.
         let journal = JournalActor(
-            directory: directory, fileSystem: hooks.fileSystem, logger: logger, problemLog: problemLog,
-            counters: counters, intake: intake, clock: clock, hooks: hooks, policy: policy, caps: caps,
+            directory: directory, fileSystem: faults.fileSystem, logger: logger, problemLog: problemLog,
+            counters: counters, intake: intake, clock: clock, faults: faults,
+            policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, executor: journalExecutor
         )
         self.identity = identity
@@ -59,7 +62,7 @@ final class Pipeline: Sendable {
         let (toSessions, toSessionsInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
         let (toJournal, toJournalInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
 
-        if hooks.startsUploader {
+        if tuning.startsUploader {
             // Unbounded: signals are few (one per seal, timer or flush) and must not be lost.
             let (signals, signalInput) = AsyncStream.makeStream(of: UploaderSignal.self, bufferingPolicy: .unbounded)
             uploaderSignals = signalInput

@@ -21,7 +21,7 @@ public struct SystemWallClock: WallClock {
 
 extension WallClock {
     /// The current time in whole milliseconds since the Unix epoch, as the wire format wants it.
-    var nowMilliseconds: Int64 { now().millisecondsSince1970 }
+    package var nowMilliseconds: Int64 { now().millisecondsSince1970 }
 }
 
 extension Date {

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Where the uploader sends: the events URL made from the configured endpoint, or the reason it
 /// will not send there.
@@ -13,9 +13,9 @@ import Foundation
 ///
 /// A refused endpoint is not an error to throw at the app: the uploader logs the refusal's one
 /// line and sends nothing, and the events stay on disk for a corrected configuration.
-struct Endpoint: Sendable, Equatable {
+package struct Endpoint: Sendable, Equatable {
     /// Why an endpoint was refused.
-    struct Refusal: Error, Sendable, Equatable {
+    package struct Refusal: Error, Sendable, Equatable {
         /// One log line: what is wrong, what the SDK does, what to change.
         let message: String
     }
@@ -27,14 +27,14 @@ struct Endpoint: Sendable, Equatable {
     static let eventsPath = "/v1/events"
 
     /// The URL batches are POSTed to.
-    let eventsURL: URL
+    package let eventsURL: URL
 
     /// Resolves a configured endpoint.
     /// - Parameters:
     ///   - configured: The endpoint from the configuration, for example `https://edge.simpledatalogs.com`.
     ///   - allowsInsecureHTTP: Whether plain `http` is allowed to a host that is not loopback.
     /// - Returns: The endpoint, or the refusal with its log line.
-    static func resolve(_ configured: URL, allowsInsecureHTTP: Bool = false) -> Result<Endpoint, Refusal> {
+    package static func resolve(_ configured: URL, allowsInsecureHTTP: Bool = false) -> Result<Endpoint, Refusal> {
         let shown = configured.absoluteString
         guard var components = URLComponents(url: configured, resolvingAgainstBaseURL: true) else {
             return .failure(Refusal(message: "endpoint \(shown) is not a valid URL; nothing is sent and events stay on disk. Set the endpoint to an https:// URL such as \(defaultBaseURL.absoluteString)"))

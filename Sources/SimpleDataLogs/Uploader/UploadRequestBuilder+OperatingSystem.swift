@@ -9,7 +9,7 @@ extension UploadRequestBuilder {
     /// `Debian GNU/Linux 12 (bookworm)`, with no version of the kernel). Read it once, when the
     /// uploader starts.
     /// - Returns: The name and the version.
-    static func currentOperatingSystem() -> (name: String, version: String) {
+    package static func currentOperatingSystem() -> (name: String, version: String) {
         let version = ProcessInfo.processInfo.operatingSystemVersion
         let text = version.patchVersion > 0
             ? "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Builds the bytes and headers of one try of one batch (INGEST-API.md, "Request").
 ///
@@ -9,7 +9,7 @@ import Foundation
 ///
 /// `SDL-Batch-ID` is the batch's UUID in lowercase (`UUID.uuidString.lowercased()`), the form
 /// the `event_id`s use; since it is derived from the sealed UUID, it is the same on every try.
-struct UploadRequestBuilder: Sendable {
+package struct UploadRequestBuilder: Sendable {
     /// The URL batches are POSTed to (from ``Endpoint``).
     let eventsURL: URL
     /// The ingest key, sent as `Authorization: Bearer …`. Never logged in full.
@@ -23,7 +23,7 @@ struct UploadRequestBuilder: Sendable {
     ///   - ingestKey: The ingest key.
     ///   - osName: The OS's name for the `User-Agent`, for example `Linux` or `iOS`.
     ///   - osVersion: The OS's version, for example `6.8.0` or `17.4`.
-    init(eventsURL: URL, ingestKey: String, osName: String, osVersion: String) {
+    package init(eventsURL: URL, ingestKey: String, osName: String, osVersion: String) {
         self.eventsURL = eventsURL
         self.ingestKey = ingestKey
         self.userAgent = Self.userAgent(osName: osName, osVersion: osVersion)
@@ -38,7 +38,7 @@ struct UploadRequestBuilder: Sendable {
     ///     request says so (no `Content-Encoding`); read ``UploadRequest/isGzipped`` afterwards.
     ///   - timeout: The transport's backstop timeout.
     /// - Returns: The request.
-    func request(batchID: UUID, payloads: [[UInt8]], sentAt: Int64, gzip: Bool, timeout: Duration = .seconds(30)) -> UploadRequest {
+    package func request(batchID: UUID, payloads: [[UInt8]], sentAt: Int64, gzip: Bool, timeout: Duration = .seconds(30)) -> UploadRequest {
         var body = Self.body(payloads: payloads, sentAt: sentAt)
         var headers = [
             "Authorization": "Bearer \(ingestKey)",

@@ -14,6 +14,7 @@
 //  4. Round trip through the writer: `BatchFile.encode` of a batch with those payloads decodes to
 //     the same payloads and no damage (the header it writes is dropped again).
 
+import Foundation
 import SimpleDataLogs
 
 /// A header record's payload starts with this (DESIGN.md section 7), decided here independently.
@@ -27,34 +28,40 @@ func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> S
     if !condition() { fatalError("FuzzBatchFile invariant violated: \(message())") }
 }
 
-func sameDamage(_ lhs: [(offset: Int, length: Int)], _ rhs: [(offset: Int, length: Int)]) -> Bool {
+func sameDamage(_ lhs: [JournalRecord.Damage], _ rhs: [JournalRecord.Damage]) -> Bool {
     lhs.map(\.offset) == rhs.map(\.offset) && lhs.map(\.length) == rhs.map(\.length)
+}
+
+/// ``BatchFile/encode(_:)`` of a batch with a fixed id: a header record, then one per payload.
+func encodeBatch(sequence: Int, path: String, payloads: [[UInt8]]) -> [UInt8] {
+    let id = UUID(uuid: (0x01, 0x8F, 0x00, 0x00, 0x00, 0x00, 0x70, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01))
+    return BatchFile.encode(SealedBatch(id: id, sequence: sequence, path: path, payloads: payloads))
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBatchFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
     let bytes = Array(input)
-    let decoded = FuzzSupport.decodeBatch(bytes)
+    let decoded = BatchFile.decode(bytes)
 
     // 1
     for (index, payload) in decoded.payloads.enumerated() {
         check(!isHeader(payload), "payload \(index) is a header record")
     }
     // 2
-    let scan = FuzzSupport.scanRecords(input)
+    let scan = JournalRecord.scan(input)
     let expected = scan.records.map { Array(input[$0]) }.filter { !isHeader($0) }
     check(decoded.payloads == expected, "payloads differ from the record scan's")
     check(sameDamage(decoded.damage, scan.damage), "damage differs from the record scan's")
     // 3
     var framed: [UInt8] = []
-    for payload in decoded.payloads { FuzzSupport.appendRecord(payload: payload, to: &framed) }
-    let again = FuzzSupport.decodeBatch(framed)
+    for payload in decoded.payloads { JournalRecord.append(payload: payload, to: &framed) }
+    let again = BatchFile.decode(framed)
     check(again.payloads == decoded.payloads, "re-framed payloads decode differently")
     check(again.damage.isEmpty, "re-framed payloads decode with damage \(again.damage)")
     // 4
-    let encoded = FuzzSupport.encodeBatch(sequence: size, path: "r", payloads: decoded.payloads)
-    let viaWriter = FuzzSupport.decodeBatch(encoded)
+    let encoded = encodeBatch(sequence: size, path: "r", payloads: decoded.payloads)
+    let viaWriter = BatchFile.decode(encoded)
     check(viaWriter.payloads == decoded.payloads, "BatchFile.encode output decodes differently")
     check(viaWriter.damage.isEmpty, "BatchFile.encode output decodes with damage \(viaWriter.damage)")
     return 0

@@ -50,7 +50,7 @@ func hasMarker(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Bool {
 /// The marker, taken once from the library and checked against DESIGN.md section 7.
 enum Marker {
     static let bytes: (UInt8, UInt8, UInt8, UInt8) = {
-        let marker = FuzzSupport.recordMarker
+        let marker = JournalRecord.marker
         guard marker == [0xFF, 0x53, 0x44, 0x4C] else { fatalError("FuzzJournalRecord: the record marker is \(marker), not FF 53 44 4C") }
         return (marker[0], marker[1], marker[2], marker[3])
     }()
@@ -58,10 +58,10 @@ enum Marker {
 
 /// The payload range of an intact record at `position`, decided independently of the library.
 func referenceRecord(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Range<Int>? {
-    let header = FuzzSupport.recordHeaderSize
+    let header = JournalRecord.headerSize
     guard bytes.count - position >= header, hasMarker(bytes, at: position) else { return nil }
     let length = Int(readUInt32(bytes, position + 4))
-    guard length <= FuzzSupport.maxPayloadSize, length <= bytes.count - position - header else { return nil }
+    guard length <= JournalRecord.maxPayloadSize, length <= bytes.count - position - header else { return nil }
     let payload = (position + header)..<(position + header + length)
     let crc = ReferenceCRC32.checksum(bytes[payload], seed: ReferenceCRC32.checksum(bytes[(position + 4)..<(position + 8)]))
     return crc == readUInt32(bytes, position + 8) ? payload : nil
@@ -69,7 +69,7 @@ func referenceRecord(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Range
 
 /// Rewrites the CRC of every marker-framed record whose length fits, left to right.
 func fixUpChecksums(_ bytes: inout [UInt8]) {
-    let header = FuzzSupport.recordHeaderSize
+    let header = JournalRecord.headerSize
     var position = 0
     while position + header <= bytes.count {
         guard bytes.withUnsafeBytes({ hasMarker($0, at: position) }) else {
@@ -77,7 +77,7 @@ func fixUpChecksums(_ bytes: inout [UInt8]) {
             continue
         }
         let length = bytes.withUnsafeBytes { Int(readUInt32($0, position + 4)) }
-        guard length <= FuzzSupport.maxPayloadSize, length <= bytes.count - position - header else {
+        guard length <= JournalRecord.maxPayloadSize, length <= bytes.count - position - header else {
             position += 1
             continue
         }
@@ -92,8 +92,10 @@ func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> S
 }
 
 func checkScan(_ bytes: UnsafeRawBufferPointer) {
-    let header = FuzzSupport.recordHeaderSize
-    let (records, damage) = FuzzSupport.scanRecords(bytes)
+    let header = JournalRecord.headerSize
+    let scan = JournalRecord.scan(bytes)
+    let records = scan.records
+    let damage = scan.damage
 
     // 1, 3: each record is inside the input and intact.
     for record in records {
@@ -133,15 +135,15 @@ func checkScan(_ bytes: UnsafeRawBufferPointer) {
 
     // 6: deterministic.
     let copy = Array(bytes)
-    let again = copy.withUnsafeBytes { FuzzSupport.scanRecords($0) }
+    let again = copy.withUnsafeBytes { JournalRecord.scan($0) }
     check(again.records == records && again.damage.map(\.offset) == damage.map(\.offset) && again.damage.map(\.length) == damage.map(\.length), "a copy scans differently")
 
     // 7: re-framing round-trips.
     let payloads = records.map { Array(bytes[$0]) }
     var framed: [UInt8] = []
-    for payload in payloads { FuzzSupport.appendRecord(payload: payload, to: &framed) }
+    for payload in payloads { JournalRecord.append(payload: payload, to: &framed) }
     let rescanned = framed.withUnsafeBytes { raw in
-        let result = FuzzSupport.scanRecords(raw)
+        let result = JournalRecord.scan(raw)
         return (result.records.map { Array(raw[$0]) }, result.damage.count)
     }
     check(rescanned.0 == payloads && rescanned.1 == 0, "re-framed payloads scan back differently")

@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 import Testing
 @testable import SimpleDataLogs
-import SDLCommands
+@testable import SDLCommands
 
 @Suite("CLI: sdl outbox")
 struct CLIOutboxTests {
@@ -126,9 +126,9 @@ struct CLIOutboxTests {
     func realClient() async throws {
         let folder = TemporaryDirectory("sdl-outbox")
         defer { folder.remove() }
-        var hooks = TestHooks()
-        hooks.startsUploader = false
-        let client = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), hooks: hooks, environment: [:])
+        var tuning = ClientTuning()
+        tuning.startsUploader = false
+        let client = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), tuning: tuning, environment: [:])
         client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_test0000000000", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: folder.url))
         for index in 0..<60 { client.track("e", properties: ["i": .int(Int64(index))]) }
         await client.flush()

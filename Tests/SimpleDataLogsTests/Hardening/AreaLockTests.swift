@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SDLCommands
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 

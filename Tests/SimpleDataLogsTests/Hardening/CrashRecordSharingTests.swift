@@ -109,7 +109,7 @@ struct CrashRecordSharingTests {
         let id = try Self.plantRecord(in: directory)
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.failWrites(with: ENOSPC)
-        let failing = TestClient(hooks: fileSystem.hooks, directory: directory)
+        let failing = TestClient(faults: fileSystem.injection, directory: directory)
         await failing.drain()
         #expect(Self.recordFiles(in: directory).count == 1, "the event is only in memory")
         await failing.client.shutdown()

@@ -8,7 +8,7 @@ struct DurableCopyTests {
     @Test("rewriting the journal after a failed write never truncates it: the records under the watermark stay on disk while the disk fails")
     func rewriteNeverTruncates() async throws {
         let fileSystem = FaultInjectingFileSystem()
-        let test = TestClient(hooks: fileSystem.hooks)
+        let test = TestClient(faults: fileSystem.injection)
         for seq in 0..<10 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
         #expect(test.client.journalWatermark.eventsWritten == 10)

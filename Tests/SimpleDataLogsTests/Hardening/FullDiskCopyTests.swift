@@ -8,7 +8,7 @@ struct FullDiskCopyTests {
     @Test("a 413 split on a full disk is undone: the parent's file stays until both halves are files, then it splits and everything is delivered")
     func splitOnFullDisk() async throws {
         let fileSystem = FaultInjectingFileSystem()
-        let delivery = try Delivery(ingest: LocalIngest.Configuration(maxBodyBytes: 2_000), hooks: fileSystem.hooks, adjust: { $0.compressesRequests = false })
+        let delivery = try Delivery(ingest: LocalIngest.Configuration(maxBodyBytes: 2_000), faults: fileSystem.injection, adjust: { $0.compressesRequests = false })
         delivery.track(0..<16)
         await delivery.test.drain()
         fileSystem.failOpens(with: ENOSPC)
@@ -41,7 +41,7 @@ struct FullDiskCopyTests {
 
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.failOpens(with: ENOSPC)
-        let next = TestClient(hooks: fileSystem.hooks, directory: directory)
+        let next = TestClient(faults: fileSystem.injection, directory: directory)
         await next.drain()
         #expect(next.client.counters.recovered == 10)
         let onDisk = try JournalReader.events(inOutbox: directory.path).compactMap { $0.props["seq"] as? Int }

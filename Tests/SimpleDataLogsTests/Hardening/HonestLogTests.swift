@@ -9,7 +9,7 @@ struct HonestLogTests {
     func readOnlyFolder() async throws {
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.failCreatingDirectories(containing: "/areas/a", with: EROFS)
-        let test = TestClient(hooks: fileSystem.hooks)
+        let test = TestClient(faults: fileSystem.injection)
         test.client.track("e")
         await test.drain()
         let errors = test.log.lines.filter { $0.level == .error }.map(\.message)

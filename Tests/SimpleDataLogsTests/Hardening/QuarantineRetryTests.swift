@@ -11,7 +11,7 @@ struct QuarantineRetryTests {
         let first = try #require(UnloadableBatchTests.batchFiles(in: directory).sorted().first)
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.failReads(ofPathsContaining: (first as NSString).lastPathComponent, with: EIO)
-        let flaky = TestClient(hooks: fileSystem.hooks, directory: directory)
+        let flaky = TestClient(faults: fileSystem.injection, directory: directory)
         await flaky.drain()
         #expect(flaky.client.counters.recovered == 50, "one batch read, one quarantined")
         #expect(JournalReader.files(under: directory.path).filter { $0.hasPrefix("quarantine/") }.count == 1)

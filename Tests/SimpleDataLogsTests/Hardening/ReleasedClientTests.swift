@@ -15,10 +15,13 @@ struct ReleasedClientTests {
 
     /// Configures a client on `directory`, tracks `count` events, and drops it.
     static func trackAndRelease(_ count: Int, in directory: TemporaryDirectory, log: RecordingLogSink, finished: @escaping @Sendable () -> Void) {
-        var hooks = TestHooks()
-        hooks.startsUploader = false
-        hooks.releasedWithoutShutdown = finished
-        let client = SimpleDataLogsClient(clock: ManualClock(), wallClock: SettableWallClock(), logSink: log, hooks: hooks, environment: [:])
+        var tuning = ClientTuning()
+        tuning.startsUploader = false
+        var faults = FaultInjection()
+        faults.releasedWithoutShutdown = finished
+        let client = SimpleDataLogsClient(
+            clock: ManualClock(), wallClock: SettableWallClock(), logSink: log, tuning: tuning, faults: faults, environment: [:]
+        )
         client.configure(SimpleDataLogsClient.Configuration(
             ingestKey: "sdl_pub_test0000000000", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: directory.url
         ))

@@ -59,7 +59,7 @@ struct UnloadableBatchTests {
     func unreadableFile() async throws {
         let directory = await Self.leftOutbox(batches: 2)
         let fileSystem = FaultInjectingFileSystem()
-        let delivery = try Delivery(directory: directory, hooks: fileSystem.hooks)
+        let delivery = try Delivery(directory: directory, faults: fileSystem.injection)
         delivery.ingest.script([.status(503)])
         #expect(await delivery.ingest.waitForRequests(count: 1))
         let first = try #require(Self.batchFiles(in: directory).sorted().first)

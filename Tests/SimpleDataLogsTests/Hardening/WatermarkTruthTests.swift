@@ -8,7 +8,7 @@ struct WatermarkTruthTests {
     @Test("writes that fail do not move the watermark; the rewrite that puts them on disk does")
     func failedWrites() async throws {
         let fileSystem = FaultInjectingFileSystem()
-        let test = TestClient(hooks: fileSystem.hooks)
+        let test = TestClient(faults: fileSystem.injection)
         for seq in 0..<5 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
         #expect(test.client.journalWatermark.eventsWritten == 5)

@@ -89,7 +89,7 @@ struct ReliabilityDiskFaultTests {
         // The faulty launch: the disk fails under it, and it must neither hang nor lose.
         let fileSystem = FaultInjectingFileSystem()
         fault.inject(fileSystem, directory.path)
-        let faulty = TestClient(hooks: fileSystem.hooks, directory: directory, endpoint: ingest.endpoint, adjust: fault.adjust)
+        let faulty = TestClient(faults: fileSystem.injection, directory: directory, endpoint: ingest.endpoint, adjust: fault.adjust)
         for seq in 0..<fault.newEvents { faulty.client.track("e", properties: ["seq": .int(Int64(100_000 + seq))]) }
         // One flush while the disk fails, then the disk frees up (what a full disk does) and
         // what was held in memory meanwhile must reach it.

@@ -77,10 +77,10 @@ struct LimitsTests {
     func preConfigureBuffer() async throws {
         let directory = TemporaryDirectory()
         let log = RecordingLogSink()
-        var hooks = TestHooks()
-        hooks.startsUploader = false
+        var tuning = ClientTuning()
+        tuning.startsUploader = false
         let client = SimpleDataLogsClient(
-            clock: ManualClock(), wallClock: SettableWallClock(), logSink: log, hooks: hooks, environment: [:], eventsHeldBeforeConfigure: 3_000
+            clock: ManualClock(), wallClock: SettableWallClock(), logSink: log, tuning: tuning, environment: [:], eventsHeldBeforeConfigure: 3_000
         )
         for index in 0..<3_500 { client.track("early", properties: ["seq": .int(Int64(index))]) }
         #expect(client.counters.droppedBeforeConfigure == 500)
@@ -92,7 +92,7 @@ struct LimitsTests {
         await client.shutdown()
         directory.remove()
 
-        let defaulted = SimpleDataLogsClient(clock: ManualClock(), wallClock: SettableWallClock(), logSink: log, hooks: hooks, environment: [:], eventsHeldBeforeConfigure: 0)
+        let defaulted = SimpleDataLogsClient(clock: ManualClock(), wallClock: SettableWallClock(), logSink: log, tuning: tuning, environment: [:], eventsHeldBeforeConfigure: 0)
         for index in 0..<1_200 { defaulted.track("early", properties: ["seq": .int(Int64(index))]) }
         #expect(defaulted.counters.droppedBeforeConfigure == 200, "a nonsense value keeps the default, 1,000")
         #expect(log.lines.contains { $0.message.contains("eventsHeldBeforeConfigure = 0") })

@@ -93,10 +93,10 @@ final class FaultInjectingFileSystem: FileSystem {
 }
 
 extension FaultInjectingFileSystem {
-    /// Test hooks whose file system is this one.
-    var hooks: TestHooks {
-        var hooks = TestHooks()
-        hooks.fileSystem = self
-        return hooks
+    /// Fault-injection seams whose file system is this one.
+    var injection: FaultInjection {
+        var injection = FaultInjection()
+        injection.fileSystem = self
+        return injection
     }
 }

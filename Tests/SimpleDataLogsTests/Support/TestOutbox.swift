@@ -30,7 +30,8 @@ struct TestClient: Sendable {
 
     init(
         configure: Bool = true, key: String = "sdl_pub_test0000000000", gate: WriterGate? = nil,
-        hooks: TestHooks = TestHooks(), directory: TemporaryDirectory = TemporaryDirectory(),
+        tuning: ClientTuning = ClientTuning(), faults: FaultInjection = FaultInjection(),
+        directory: TemporaryDirectory = TemporaryDirectory(),
         environment: [String: String] = [:], endpoint: URL? = nil,
         adjust: @escaping @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { _ in }
     ) {
@@ -40,12 +41,15 @@ struct TestClient: Sendable {
         log = RecordingLogSink()
         wallClock = SettableWallClock()
         clock = ManualClock()
-        var hooks = hooks
-        if let gate { hooks.writerGate = gate }
-        if endpoint == nil { hooks.startsUploader = false }
+        var tuning = tuning
+        var faults = faults
+        if let gate { faults.writerGate = gate }
+        if endpoint == nil { tuning.startsUploader = false }
         // Lock attempts wait out a child being spawned by another test (see `SpawnGate`).
-        if hooks.fileSystem is PosixFileSystem { hooks.fileSystem = FaultInjectingFileSystem() }
-        client = SimpleDataLogsClient(clock: clock, wallClock: wallClock, logSink: log, hooks: hooks, environment: environment)
+        if faults.fileSystem is PosixFileSystem { faults.fileSystem = FaultInjectingFileSystem() }
+        client = SimpleDataLogsClient(
+            clock: clock, wallClock: wallClock, logSink: log, tuning: tuning, faults: faults, environment: environment
+        )
         if configure { self.configure(key: key) }
     }
 

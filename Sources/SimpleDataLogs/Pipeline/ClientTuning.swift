@@ -1,0 +1,17 @@
+/// What a caller inside this package may tune in a client beyond its public configuration:
+/// `sdl demo` and the reliability suite shorten the backoff waits, benchmarks and outbox tests
+/// turn uploads off, tests choose a seal policy or caps. No fault is injected through it (that is
+/// ``FaultInjection``). The public initializer uses the defaults, which change nothing.
+package struct ClientTuning: Sendable {
+    /// Replaces the seal policy the configuration makes (its `batchSize`, the default age).
+    package var sealPolicy: SealPolicy?
+    /// Replaces the outbox caps the configuration's limits make.
+    package var caps: OutboxCaps?
+    /// Whether the uploader runs; outbox unit tests turn it off to look at files undisturbed.
+    package var startsUploader = true
+    /// Multiplies every backoff delay (`sdl demo` shortens the wait, and says so).
+    package var backoffScale: Double = 1
+
+    /// No tuning: the client the public initializer makes.
+    package init() {}
+}
