@@ -105,8 +105,8 @@ struct OutboxAreaTests {
         #expect(areas == ["a0", "a1"])
         let a0 = try JournalReader.events(inOutbox: directory.path).filter { $0["event"] as? String == "first" }
         #expect(a0.count == 120)
-        let firstSealed = await first.client.pipeline!.journal.sealedBatches.map(\.eventCount)
-        let secondSealed = await second.client.pipeline!.journal.sealedBatches.map(\.eventCount)
+        let firstSealed = await first.client.pipeline!.outbox.sealedBatches.map(\.eventCount)
+        let secondSealed = await second.client.pipeline!.outbox.sealedBatches.map(\.eventCount)
         #expect(firstSealed == [50, 50] && secondSealed == [50])
         await first.client.shutdown()
         await second.client.shutdown()

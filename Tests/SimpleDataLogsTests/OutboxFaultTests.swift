@@ -16,7 +16,7 @@ struct OutboxFaultTests {
         for seq in 10..<130 { test.client.track("during", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
         #expect(test.log.lines.filter { $0.level == .error && $0.message.contains("could not") }.count == 1, "one line per episode")
-        let held = await test.client.pipeline!.journal.sealedBatches.filter { $0.heldInMemory != nil }
+        let held = await test.client.pipeline!.outbox.sealedBatches.filter { $0.heldInMemory != nil }
         #expect(held.count == 2, "the two batches sealed during the fault are held in memory")
 
         fileSystem.clearAll()
@@ -24,7 +24,7 @@ struct OutboxFaultTests {
         await test.drain()
         let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
         #expect(seqs.sorted() == Array(0..<160), "everything on disk, once")
-        #expect(await test.client.pipeline!.journal.sealedBatches.allSatisfy { $0.heldInMemory == nil })
+        #expect(await test.client.pipeline!.outbox.sealedBatches.allSatisfy { $0.heldInMemory == nil })
         #expect(test.client.counters.isBalanced, "\(test.client.counters)")
         await test.tearDown()
     }
@@ -49,7 +49,7 @@ struct OutboxFaultTests {
             if failure == "fsync" { fileSystem.failSyncs(with: EIO) } else { fileSystem.failRenames(with: EROFS) }
             for seq in 0..<50 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             await test.drain()
-            #expect(await test.client.pipeline!.journal.sealedBatches.first?.heldInMemory != nil, "\(failure)")
+            #expect(await test.client.pipeline!.outbox.sealedBatches.first?.heldInMemory != nil, "\(failure)")
             fileSystem.clearAll()
             for seq in 50..<100 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             await test.drain()
@@ -71,7 +71,7 @@ struct OutboxFaultTests {
         for seq in 0..<200 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         gate.open()
         await test.drain()
-        let held = await test.client.pipeline!.journal.sealedBatches
+        let held = await test.client.pipeline!.outbox.sealedBatches
         #expect(held.count == 4 && held.allSatisfy { $0.heldInMemory != nil }, "no batch counted as on disk")
         #expect(try sealedBatches(in: test.directory.path).isEmpty)
         fileSystem.clearAll()
@@ -223,7 +223,7 @@ struct OutboxFaultTests {
         test.client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_memoryonly00000"))
         for seq in 0..<60 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
-        #expect(await test.client.pipeline!.journal.sealedBatches.map(\.eventCount) == [50])
+        #expect(await test.client.pipeline!.outbox.sealedBatches.map(\.eventCount) == [50])
         #expect(test.log.lines.filter { $0.message.contains("in memory") }.count >= 1)
         #expect(test.client.counters.isBalanced)
         await test.client.shutdown()
@@ -237,7 +237,7 @@ struct OutboxDeliveryTests {
         let test = TestClient()
         for seq in 0..<100 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
-        let journal = test.client.pipeline!.journal
+        let journal = test.client.pipeline!.outbox
         let first = try #require(await journal.sealedBatches.first)
         let halves = try #require(await journal.split(first.id))
         #expect(halves.0.path == "r0" && halves.1.path == "r1" && halves.0.id != first.id && halves.1.id != first.id)
@@ -258,7 +258,7 @@ struct OutboxDeliveryTests {
         let test = TestClient()
         for seq in 0..<150 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
-        let journal = test.client.pipeline!.journal
+        let journal = test.client.pipeline!.outbox
         let batches = await journal.sealedBatches
         await journal.markDelivered(batches[0].id, rejected: 2)
         await journal.setAside(batches[1].id)

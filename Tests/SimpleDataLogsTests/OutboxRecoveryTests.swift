@@ -76,7 +76,7 @@ struct OutboxRecoveryTests {
         let directory = TemporaryDirectory()
         try plantJournal(in: directory.path, events: (0..<10).map(payload))
         let test = TestClient(directory: directory)
-        let journal = test.client.pipeline!.journal
+        let journal = test.client.pipeline!.outbox
         await journal.waitUntilSealed(atLeast: 1)
         let batches = await journal.sealedBatches
         #expect(batches.map(\.eventCount) == [10])
@@ -100,7 +100,7 @@ struct OutboxRecoveryTests {
         try Data("junk".utf8).write(to: URL(fileURLWithPath: batches + "not-a-batch.batch"))
 
         let second = TestClient(directory: directory)
-        let journal = second.client.pipeline!.journal
+        let journal = second.client.pipeline!.outbox
         await second.drain()
         #expect(await journal.sealedBatches.map(\.eventCount) == [50, 50])
         let quarantined = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine")
@@ -121,7 +121,7 @@ struct OutboxRecoveryTests {
         fileSystem.failReads(ofPathsContaining: names[0], with: EIO)
         let second = TestClient(faults: fileSystem.injection, directory: directory)
         await second.drain()
-        #expect(await second.client.pipeline!.journal.sealedBatches.count == 1)
+        #expect(await second.client.pipeline!.outbox.sealedBatches.count == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine").count == 1)
         await second.tearDown()
     }

@@ -40,7 +40,7 @@ struct OutboxSealingTests {
             let parts = try #require(JournalName.batchParts(batch.name))
             #expect(UUID(uuidString: parts.id) != nil && parts.path == "r")
         }
-        let stored = await test.client.pipeline!.journal.sealedBatches
+        let stored = await test.client.pipeline!.outbox.sealedBatches
         #expect(stored.map(\.fileName) == batches.map(\.name))
         await test.tearDown()
     }
@@ -51,7 +51,7 @@ struct OutboxSealingTests {
         let filler = String(repeating: "x", count: 8_000)
         for seq in 0..<40 { test.client.track("big", properties: ["seq": .int(Int64(seq)), "a": .string(filler), "b": .string(filler), "c": .string(filler)]) }
         await test.drain()
-        let journal = test.client.pipeline!.journal
+        let journal = test.client.pipeline!.outbox
         let stored = await journal.sealedBatches
         try #require(stored.count >= 3)
         let folder = test.directory.path + "/areas/a0/batches/"
@@ -74,7 +74,7 @@ struct OutboxSealingTests {
         #expect(SealPolicy.defaultMaxAge == .seconds(5))
         #endif
         let test = TestClient()
-        let journal = test.client.pipeline!.journal
+        let journal = test.client.pipeline!.outbox
         test.client.track("first")
         await test.drain()
         try #require(await test.clock.waitForSleepers(count: 1), "the code under test started its timer")
@@ -95,7 +95,7 @@ struct OutboxSealingTests {
         var tuning = ClientTuning()
         tuning.sealPolicy = SealPolicy(maxEvents: 3, maxAge: .seconds(10))
         let test = TestClient(tuning: tuning)
-        let journal = test.client.pipeline!.journal
+        let journal = test.client.pipeline!.outbox
         for _ in 0..<4 { test.client.track("e") }
         await test.drain()
         #expect(await journal.sealedBatches.count == 1)
@@ -117,7 +117,7 @@ struct OutboxSealingTests {
         faults.writerGate = gate
         let executor = ThreadExecutor(name: "test.journal")
         defer { executor.stop() }
-        let journal = JournalActor(
+        let journal = OutboxActor(
             directory: directory.path, fileSystem: files, logger: logger, problemLog: ProblemLog(logger: logger),
             counters: StageCounters(), intake: Intake(), clock: ManualClock(), faults: faults,
             policy: SealPolicy(), executor: executor

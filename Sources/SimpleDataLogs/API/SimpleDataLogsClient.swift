@@ -302,7 +302,7 @@ public final class SimpleDataLogsClient: Sendable {
 
     /// How far the journal has come: the events that would survive `kill -9`.
     public var journalWatermark: JournalWatermark {
-        state.withLock { $0.pipeline }?.journal.watermark ?? JournalWatermark()
+        state.withLock { $0.pipeline }?.outbox.watermark ?? JournalWatermark()
     }
 
     var pipeline: Pipeline? { state.withLock { $0.pipeline } }
@@ -310,8 +310,8 @@ public final class SimpleDataLogsClient: Sendable {
     /// Blocks the calling thread until `count` events are in the journal or `timeout` passes.
     /// For tests and crash-test children on threads of their own; never call it from a task.
     package func blockUntilJournaled(atLeast count: Int, timeout: Duration) -> Bool {
-        guard let journal = pipeline?.journal else { return false }
-        return journal.blockUntilWatermark(atLeast: count, timeout: .after(timeout))
+        guard let outbox = pipeline?.outbox else { return false }
+        return outbox.blockUntilWatermark(atLeast: count, timeout: .after(timeout))
     }
 
     /// Marks the client shut down and returns its pipeline, if it was configured.

@@ -19,7 +19,7 @@ import Foundation
 /// them sends it.
 ///
 /// The `<uuid>` becomes the `app_crashed` event's id. A record is deleted only once that event is
-/// on disk (``JournalActor``), and until then its lock stays held, so a launch killed in between
+/// on disk (``OutboxActor``), and until then its lock stays held, so a launch killed in between
 /// leaves the record for the next one, which sends it again under the same id: the edge counts
 /// an `event_id` once, so the crash is never lost and never counted twice.
 package enum CrashRecordFiles {

@@ -15,7 +15,7 @@ extension SimpleDataLogsClient {
         let fileSystem = faults.fileSystem
         // A folder another user can write to could hold a planted record: the outbox refuses the
         // folder (and says so once), and so does crash capture.
-        guard JournalActor.distrust(of: directory) == nil else { return }
+        guard OutboxActor.distrust(of: directory) == nil else { return }
         for leftover in CrashRecordFiles.takeLeftovers(in: directory, fileSystem: fileSystem) {
             // The opt-out discards a saved crash: nothing is sent.
             guard intake.isEnabled, let report = Self.crashReport(fromRecord: leftover.bytes) else {

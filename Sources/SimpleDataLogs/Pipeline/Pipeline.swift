@@ -2,7 +2,7 @@
 /// one for the stage loops, one for the uploader's loop.
 ///
 /// ```
-/// track() ──▶ Intake ──wake-ups──▶ IdentityActor ──[PipelineItem]──▶ SessionsActor ──[PipelineItem]──▶ JournalActor ──signals──▶ Uploader
+/// track() ──▶ Intake ──wake-ups──▶ IdentityActor ──[PipelineItem]──▶ SessionsActor ──[PipelineItem]──▶ OutboxActor ──signals──▶ Uploader
 ///             (lock)  AsyncStream<Void>             AsyncStream                       AsyncStream         (own thread)  AsyncStream  (own thread)
 /// ```
 ///
@@ -12,10 +12,10 @@
 final class Pipeline: Sendable {
     let identity: IdentityActor
     let sessions: SessionsActor
-    let journal: JournalActor
+    let outbox: OutboxActor
     let reports: DeliveryReportHub
     private let stagesExecutor: ThreadExecutor
-    private let journalExecutor: ThreadExecutor
+    private let outboxExecutor: ThreadExecutor
     private let uploaderExecutor: ThreadExecutor
     private let intake: Intake
     private let clock: any Clock<Duration>
@@ -40,7 +40,7 @@ final class Pipeline: Sendable {
         ownedTransport = settings.ownedTransport
         let problemLog = ProblemLog(logger: logger)
         stagesExecutor = ThreadExecutor(name: "SimpleDataLogs.stages")
-        journalExecutor = ThreadExecutor(name: "SimpleDataLogs.journal")
+        outboxExecutor = ThreadExecutor(name: "SimpleDataLogs.outbox")
         uploaderExecutor = ThreadExecutor(name: "SimpleDataLogs.uploader")
         let reports = DeliveryReportHub()
         self.reports = reports
@@ -50,15 +50,15 @@ final class Pipeline: Sendable {
             tracksActivity: autocapture.activity == .on, intake: intake, executor: stagesExecutor
         )
         // A tuned seal policy or caps replaces what the configuration made.
-        let journal = JournalActor(
+        let outbox = OutboxActor(
             directory: directory, fileSystem: faults.fileSystem, logger: logger, problemLog: problemLog,
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
-            autocapture: autocapture, executor: journalExecutor
+            autocapture: autocapture, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions
-        self.journal = journal
+        self.outbox = outbox
         let (toSessions, toSessionsInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
         let (toJournal, toJournalInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
 
@@ -67,7 +67,7 @@ final class Pipeline: Sendable {
             let (signals, signalInput) = AsyncStream.makeStream(of: UploaderSignal.self, bufferingPolicy: .unbounded)
             uploaderSignals = signalInput
             let uploader = Self.makeUploader(
-                clock: clock, wallClock: wallClock, journal: journal, settings: settings, logger: logger,
+                clock: clock, wallClock: wallClock, outbox: outbox, settings: settings, logger: logger,
                 reports: reports, intake: intake, signals: signalInput, executor: uploaderExecutor
             )
             let executor = uploaderExecutor
@@ -82,24 +82,24 @@ final class Pipeline: Sendable {
         }
         let uploaderSignals = uploaderSignals
         stagesTask = Task {
-            if let uploaderSignals { await journal.attach(uploaderSignals: uploaderSignals) }
+            if let uploaderSignals { await outbox.attach(uploaderSignals: uploaderSignals) }
             await withTaskGroup(of: Void.self) { group in
                 // Each loop prefers its actor's thread, so that it is woken there, not on the pool.
                 group.addTask(preferring: identity.executor) { await identity.run(output: toSessionsInput) }
                 let queued = QueuedChunks()
                 group.addTask(preferring: sessions.executor) { await sessions.run(input: toSessions, output: toJournalInput, queued: queued) }
-                group.addTask(preferring: journal.executor) { await journal.run(input: toJournal, queued: queued) }
+                group.addTask(preferring: outbox.executor) { await outbox.run(input: toJournal, queued: queued) }
             }
         }
     }
 
     /// Opens the clock's concrete type, so the uploader works with the clock's own instants.
     private static func makeUploader<C: Clock>(
-        clock: C, wallClock: any WallClock, journal: JournalActor, settings: UploaderSettings, logger: SDKLogger,
+        clock: C, wallClock: any WallClock, outbox: OutboxActor, settings: UploaderSettings, logger: SDKLogger,
         reports: DeliveryReportHub, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation, executor: ThreadExecutor
     ) -> @Sendable (AsyncStream<UploaderSignal>) async -> Void where C.Duration == Duration {
         let uploader = Uploader(
-            clock: clock, wallClock: wallClock, journal: journal, settings: settings, logger: logger,
+            clock: clock, wallClock: wallClock, outbox: outbox, settings: settings, logger: logger,
             reports: reports, intake: intake, signals: signals, executor: executor
         )
         return { input in await uploader.run(input) }
@@ -110,7 +110,7 @@ final class Pipeline: Sendable {
     /// - Parameter lastChance: Whether what is left is deleted afterwards (`flushAndDisable`):
     ///   the try is made during a 401 pause too.
     func flushOnce(lastChance: Bool = false) async {
-        await journal.sealOpenBatch()
+        await outbox.sealOpenBatch()
         guard let uploaderSignals else { return }
         let done = Barrier()
         // After shutdown the uploader's loop is gone: nothing would pass the barrier.
@@ -152,10 +152,10 @@ final class Pipeline: Sendable {
         uploaderTask?.cancel()
         await uploaderTask?.value
         ownedTransport?.invalidate()
-        await journal.close()
+        await outbox.close()
         reports.finish()
         stagesExecutor.stop()
-        journalExecutor.stop()
+        outboxExecutor.stop()
         uploaderExecutor.stop()
     }
 

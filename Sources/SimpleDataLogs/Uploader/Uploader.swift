@@ -15,7 +15,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
 
     private let clock: C
     private let wallClock: any WallClock
-    private let journal: JournalActor
+    private let outbox: OutboxActor
     private let settings: UploaderSettings
     private let logger: SDKLogger
     private let reports: DeliveryReportHub
@@ -27,12 +27,12 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     private var timer: Task<Void, Never>?
 
     init(
-        clock: C, wallClock: any WallClock, journal: JournalActor, settings: UploaderSettings, logger: SDKLogger,
+        clock: C, wallClock: any WallClock, outbox: OutboxActor, settings: UploaderSettings, logger: SDKLogger,
         reports: DeliveryReportHub, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation, executor: ThreadExecutor
     ) {
         self.clock = clock
         self.wallClock = wallClock
-        self.journal = journal
+        self.outbox = outbox
         self.settings = settings
         self.logger = logger
         self.reports = reports
@@ -66,11 +66,11 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     /// a backoff; a normal pass goes on until the queue is empty or an answer says to wait.
     private func sendPass(after wake: UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>.Wake) async {
         guard machine.startsPass(after: wake, at: clock.now), settings.builder != nil, intake.isEnabled else { return }
-        machine.beginPass(queued: Set(await journal.sealedBatches.map(\.id)))
+        machine.beginPass(queued: Set(await outbox.sealedBatches.map(\.id)))
         var tried: Set<UUID> = []
         var unreadable: [(batch: StoredBatch, error: FileSystemError)] = []
         while !Task.isCancelled {
-            let round = machine.nextRound(queued: await journal.sealedBatches, tried: tried)
+            let round = machine.nextRound(queued: await outbox.sealedBatches, tried: tried)
             guard !round.isEmpty, intake.isEnabled else { break }
             // Every batch taken counts as tried, sent or not: one that cannot be loaded must not
             // be taken again in this pass (it was, and the pass spun a core forever).
@@ -96,14 +96,14 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         for action in actions {
             switch action {
             case .markDelivered(let id, let rejected):
-                await journal.markDelivered(id, rejected: rejected)
+                await outbox.markDelivered(id, rejected: rejected)
             case .split(let id):
-                let halves = await journal.split(id).map { ($0.0.id, $0.1.id) }
+                let halves = await outbox.split(id).map { ($0.0.id, $0.1.id) }
                 if let batch { await perform(machine.splitEnded(batch, halves: halves), for: batch) }
             case .dropTooLarge(let id):
-                await journal.dropTooLarge(id)
+                await outbox.dropTooLarge(id)
             case .setAside(let id):
-                await journal.setAside(id)
+                await outbox.setAside(id)
             case .log(let level, let message):
                 logger.log(level, message)
             case .publish(let report):
@@ -132,7 +132,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         var loaded: [(StoredBatch, SealedBatch)] = []
         var unreadable: [(StoredBatch, FileSystemError)] = []
         for batch in batches {
-            switch await journal.load(batch.id) {
+            switch await outbox.load(batch.id) {
             case .loaded(let sealed): loaded.append((batch, sealed))
             case .gone: continue
             case .unreadable(let error): unreadable.append((batch, error))

@@ -25,7 +25,7 @@ struct AreaLockTests {
             let held = try files.reduce(0) { $0 + (try JournalReader.events(inFile: a0 + "/" + $1).count) }
             return (second, held, OutboxInspector.requeueSetAsideRefusesHeldArea(root: path, area: "a0"))
         }
-        let area = await second.client.pipeline!.journal.area?.folder
+        let area = await second.client.pipeline!.outbox.area?.folder
         #expect(area == path + "/areas/a1", "not the live process's area")
         #expect(held == 30, "the live process's journal is not adopted or recovered by another")
         #expect(refused, "sdl outbox sees the area as held too")

@@ -48,6 +48,6 @@ struct ForeignFolderTests {
             #expect(test.client.journalWatermark.eventsWritten == 0)
             await test.tearDown()
         }
-        #expect(JournalActor.distrust(of: "/nonexistent-\(UUID().uuidString)") == nil, "a folder to be made is ours")
+        #expect(OutboxActor.distrust(of: "/nonexistent-\(UUID().uuidString)") == nil, "a folder to be made is ours")
     }
 }

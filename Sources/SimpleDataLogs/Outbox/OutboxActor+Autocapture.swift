@@ -3,7 +3,7 @@ import Foundation
 /// What the outbox keeps for autocapture, beside the events: the open sessions (so that a
 /// process that dies mid-session has them ended at the next launch) and whether this storage
 /// folder has seen a launch before (`is_first_launch`).
-extension JournalActor {
+extension OutboxActor {
     static let sessionsFileName = "sessions.json"
     static let launchMarkerName = "launched-before"
 

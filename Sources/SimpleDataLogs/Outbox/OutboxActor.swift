@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Runs on a thread of its own (``ThreadExecutor``), so its blocking file calls never hold a
 /// thread of the cooperative pool. Its files and their protocols are in DESIGN.md ("The outbox").
-actor JournalActor {
+actor OutboxActor {
     nonisolated let executor: ThreadExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// What the uploader does with sealed batches, through the outbox: a batch file goes only after
 /// the ingest accepted it, or after a drop that INGEST-API.md lists.
-extension JournalActor {
+extension OutboxActor {
     /// What ``load(_:)`` found.
     enum LoadedBatch: Sendable {
         /// The events, intact records only.

@@ -7,7 +7,7 @@ import Darwin
 #endif
 import Foundation
 
-extension JournalActor {
+extension OutboxActor {
     /// At launch: takes an area, finishes what a crash interrupted, adopts the areas of dead
     /// processes, and takes stock of every batch, so that what an earlier run left is sent as
     /// soon as `configure` runs.

@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 
-extension JournalActor {
+extension OutboxActor {
     /// Appends the pending records to the open batch's journal file. When the file is missing
     /// or an earlier write failed, rewrites the whole open batch into a fresh file, so that the
     /// file on disk always holds a prefix-free copy of the open batch or nothing.

@@ -7,7 +7,7 @@ import Darwin
 #endif
 import Foundation
 
-extension JournalActor {
+extension OutboxActor {
     /// Seals the open batch into a batch file and starts a new journal.
     ///
     /// The journal file is already in the batch format, so sealing it is (DESIGN.md, "Sealing"):

@@ -1,4 +1,4 @@
-extension JournalActor {
+extension OutboxActor {
     /// The opt-out: deletes every unsent event this client holds, in memory and on disk (the
     /// journal, sealed, set-aside and temporary files of its area, and the quarantine folder).
     func deleteEverything() {

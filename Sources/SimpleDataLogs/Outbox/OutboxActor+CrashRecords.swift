@@ -1,7 +1,7 @@
 /// The crash records whose `app_crashed` events came through the pipeline: each is deleted only
 /// once its event is on disk, so that a launch killed in between sends the crash again (under
 /// the same event id, which the edge counts once) instead of losing it.
-extension JournalActor {
+extension OutboxActor {
     /// `.crashRecordHandedOver`: the record's event went just before it.
     func takeOver(_ record: CrashRecordFile) {
         guard intake.isEnabled else {
