@@ -39,6 +39,6 @@ extension OutboxActor {
     /// journal file in an area, or to a batch file.
     var holdsEverythingOnDisk: Bool {
         area != nil && journalIsComplete && uncommittedEvents == 0 && undurableOpenEvents == 0
-            && !sealed.contains { $0.heldInMemory != nil }
+            && !queue.holdsBatchesInMemory
     }
 }

@@ -17,7 +17,7 @@ extension OutboxActor {
 
     /// The events of a sealed batch, read from its file (or memory).
     func load(_ id: UUID) -> LoadedBatch {
-        guard let stored = sealed.first(where: { $0.id == id }) else { return .gone }
+        guard let stored = queue.sealedBatch(id) else { return .gone }
         if let held = stored.heldInMemory { return .loaded(held) }
         guard let area else { return .gone }
         let bytes: [UInt8]
@@ -35,7 +35,7 @@ extension OutboxActor {
     /// A batch whose file was deleted behind the SDK's back: its events cannot be sent. Taken
     /// out of the queue and counted, so the uploader moves on instead of trying it forever.
     private func forgetVanished(_ batch: StoredBatch) {
-        sealed.removeAll { $0.id == batch.id }
+        _ = queue.removeSealed(batch.id)
         counters.update {
             $0.lostFromDisk += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
@@ -51,8 +51,7 @@ extension OutboxActor {
         guard let batch = remove(id) else {
             // Evicted by the caps while its request was in flight, and accepted after all: its
             // events were delivered, not dropped. The counters say so (the file is gone anyway).
-            if let index = recentlyEvicted.firstIndex(where: { $0.id == id }) {
-                let count = recentlyEvicted.remove(at: index).events
+            if let count = queue.takeRecentlyEvicted(id) {
                 let rejected = min(rejected, count)
                 counters.update {
                     $0.evictedByCaps -= count
@@ -82,8 +81,7 @@ extension OutboxActor {
     /// After a 400, or a 415 on an uncompressed body: the batch moves to `set-aside/`, kept on
     /// disk, counted, and never blocks the batches behind it.
     func setAside(_ id: UUID) {
-        guard let index = sealed.firstIndex(where: { $0.id == id }) else { return }
-        var batch = sealed.remove(at: index)
+        guard var batch = queue.removeSealed(id) else { return }
         if let area {
             if let held = batch.heldInMemory {
                 // Never on disk: write it straight into the set-aside folder.
@@ -98,8 +96,7 @@ extension OutboxActor {
                 try? fileSystem.rename(area.batchesFolder + "/" + batch.fileName, to: area.setAsideFolder + "/" + batch.fileName)
             }
         }
-        let position = setAsideBatches.firstIndex { StoredBatch.isOlder(batch, $0) } ?? setAsideBatches.endIndex
-        setAsideBatches.insert(batch, at: position)
+        queue.insertSetAside(batch)
         counters.update {
             $0.setAside += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
@@ -171,7 +168,7 @@ extension OutboxActor {
             guard (try? fileSystem.rename(area.setAsideFolder + "/" + name, to: area.batchesFolder + "/" + canonical)) != nil else { continue }
             let events = BatchFile.decode(bytes).payloads.count
             insertSealed(StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: events, byteCount: bytes.count))
-            setAsideBatches.removeAll { $0.id == id }
+            queue.removeSetAside(id)
             counters.update {
                 $0.setAside -= events
                 $0.pendingOnDisk += events
@@ -183,8 +180,7 @@ extension OutboxActor {
 
     /// Takes a batch out of the queue and deletes its file.
     private func remove(_ id: UUID) -> StoredBatch? {
-        guard let index = sealed.firstIndex(where: { $0.id == id }) else { return nil }
-        let batch = sealed.remove(at: index)
+        guard let batch = queue.removeSealed(id) else { return nil }
         if let area, batch.heldInMemory == nil {
             try? fileSystem.remove(area.batchesFolder + "/" + batch.fileName)
         }

@@ -8,8 +8,8 @@ extension OutboxActor {
         setAsideRetryTimer = nil
         closeJournal()
         let openEvents = openPayloads.count
-        let sealedEvents = sealed.reduce(0) { $0 + $1.eventCount }
-        let setAsideEvents = setAside.events
+        let sealedEvents = queue.sealedUsage.events
+        let setAsideEvents = queue.setAsideUsage.events
         if let area {
             try? fileSystem.remove(area.journal(openSequence))
             for folder in [area.folder, area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
@@ -33,8 +33,7 @@ extension OutboxActor {
         undurableOpenEvents = 0
         pendingJournalBytes.removeAll()
         journalIsComplete = true
-        sealed.removeAll()
-        setAsideBatches.removeAll()
+        _ = queue.removeAll()
         counters.update {
             $0.deletedByOptOut += openEvents + sealedEvents + setAsideEvents
             $0.pendingOnDisk -= openEvents + sealedEvents

@@ -46,11 +46,12 @@ extension OutboxActor {
         recoverJournals(found.journals, in: area)
         openSequence = nextSequence
         nextSequence += 1
-        let recovered = sealed.reduce(0) { $0 + $1.eventCount } + setAside.events
+        let setAsideEvents = queue.setAsideUsage.events
+        let recovered = queue.sealedUsage.events + setAsideEvents
         counters.update {
             $0.recovered += recovered
-            $0.pendingOnDisk += recovered - setAside.events
-            $0.setAside += setAside.events
+            $0.pendingOnDisk += recovered - setAsideEvents
+            $0.setAside += setAsideEvents
         }
         if recovered > 0 { logger.info("Recovered \(recovered) events left by an earlier run; sending them now.") }
         enforceCaps()
@@ -225,7 +226,7 @@ extension OutboxActor {
                 nextSequence = max(nextSequence, parts.sequence + 1)
                 let batch = StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: contents.payloads.count, byteCount: bytes.count)
                 if isSetAside {
-                    setAsideBatches.append(batch)
+                    queue.insertSetAside(batch)
                 } else {
                     insertSealed(batch)
                 }

@@ -23,7 +23,7 @@ extension OutboxActor {
         sealTimer?.cancel()
         sealTimer = nil
         commit()
-        if sealed.contains(where: { $0.heldInMemory != nil }) { persistHeldBatches() }
+        if queue.holdsBatchesInMemory { persistHeldBatches() }
         let batch = SealedBatch(id: openBatchID, sequence: openSequence, path: "r", payloads: openPayloads)
         if area != nil, journalDescriptor >= 0, journalIsComplete {
             // The descriptor now belongs to the pending seal.
@@ -138,12 +138,10 @@ extension OutboxActor {
         fileSystem.close(descriptor)
     }
 
-    /// Keeps `sealed` oldest first, and wakes whoever waits for seals.
+    /// Queues a sealed batch, and wakes whoever waits for seals.
     func insertSealed(_ batch: StoredBatch) {
-        let index = sealed.firstIndex { StoredBatch.isOlder(batch, $0) } ?? sealed.endIndex
-        sealed.insert(batch, at: index)
-        sealsSinceLaunch += 1
-        let count = sealsSinceLaunch
+        queue.insertSealed(batch)
+        let count = queue.sealsSinceLaunch
         let ready = sealWaiters.filter { $0.count <= count }
         sealWaiters.removeAll { $0.count <= count }
         for waiter in ready { waiter.continuation.resume() }
@@ -151,19 +149,18 @@ extension OutboxActor {
 
     /// Tries again to write the batches the disk refused earlier, oldest first.
     func persistHeldBatches() {
-        for index in sealed.indices {
-            guard let batch = sealed[index].heldInMemory else { continue }
-            let stored = persist(batch, retiringJournal: batch.path == "r" ? batch.sequence : nil)
-            guard stored.heldInMemory == nil else { return }
-            advanceWatermark(by: sealed[index].undurableEvents, latest: nil)
-            sealed[index] = stored
+        for stored in queue.sealed {
+            guard let batch = stored.heldInMemory else { continue }
+            let written = persist(batch, retiringJournal: batch.path == "r" ? batch.sequence : nil)
+            guard written.heldInMemory == nil else { return }
+            advanceWatermark(by: stored.undurableEvents, latest: nil)
+            queue.replaceSealed(written)
         }
     }
 
-    /// What the caps count: the open journal, the journals pending a flush, the sealed batches
-    /// and the set-aside ones.
-    var usage: OutboxCaps.Usage {
-        var usage = setAside
+    /// What the caps count but never evict: the open journal and the journals pending a flush.
+    var unevictableUsage: OutboxCaps.Usage {
+        var usage = OutboxCaps.Usage()
         usage.events += openPayloads.count
         usage.bytes += openPayloadBytes + openPayloads.count * JournalRecord.headerSize
         usage.files += openPayloads.isEmpty ? 0 : 1
@@ -172,65 +169,30 @@ extension OutboxActor {
             usage.bytes += seal.payloadBytes + seal.batch.payloads.count * JournalRecord.headerSize
             usage.files += 1
         }
-        for batch in sealed {
-            usage.events += batch.eventCount
-            usage.bytes += batch.byteCount
-            usage.files += 1
-        }
         return usage
     }
 
-    /// Drops the oldest set-aside batches, then the oldest sealed ones, while the outbox is over
-    /// a cap; one log line per episode.
+    /// Applies the caps (``OutboxQueue/enforce(_:unevictable:)``): deletes the files of the
+    /// batches it drops, counts their events, and logs the episode's first line.
     ///
-    /// Set-aside batches go first: the ingest refused them, and a flood of them (an edge
-    /// answering 400 for hours) must not push out every new event. Runs after every seal and at
-    /// the end of every chunk: the open journal grows between seals and is never evicted itself,
-    /// so without the chunk-end check the outbox could sit up to a batch over its cap until the
-    /// next seal. An episode ends once the outbox is back under 90 % of its caps (sending caught
-    /// up, or the opt-out emptied it).
+    /// Runs after every seal and at the end of every chunk: the open journal grows between seals
+    /// and is never evicted itself, so without the chunk-end check the outbox could sit up to a
+    /// batch over its cap until the next seal.
     func enforceCaps() {
-        let usage = usage
-        // The common case, checked without building the list of evictable batches.
-        let count = caps.isExceeded(by: usage)
-            ? caps.evictionCount(usage: usage, evictable: setAsideBatches.map(\.usage) + sealed.map(\.usage)) : 0
-        guard count > 0 else {
-            if caps.isComfortablyUnder(usage) { evictionEpisodeLogged = false }
-            return
-        }
-        let refusedCount = min(count, setAsideBatches.count)
-        let refused = setAsideBatches.prefix(refusedCount)
-        setAsideBatches.removeFirst(refusedCount)
-        let evicted = sealed.prefix(count - refusedCount)
-        sealed.removeFirst(count - refusedCount)
-        let refusedEvents = refused.reduce(0) { $0 + $1.eventCount }
-        let pendingEvents = evicted.reduce(0) { $0 + $1.eventCount }
-        let events = refusedEvents + pendingEvents
+        let eviction = queue.enforce(caps, unevictable: unevictableUsage)
+        guard !eviction.isEmpty else { return }
         if let area {
-            for batch in refused { try? fileSystem.remove(area.setAsideFolder + "/" + batch.fileName) }
-            for batch in evicted where batch.heldInMemory == nil {
+            for batch in eviction.refused { try? fileSystem.remove(area.setAsideFolder + "/" + batch.fileName) }
+            for batch in eviction.evicted where batch.heldInMemory == nil {
                 try? fileSystem.remove(area.batchesFolder + "/" + batch.fileName)
             }
         }
-        for batch in evicted { noteEvicted(batch) }
+        let (refusedEvents, pendingEvents) = (eviction.refusedEvents, eviction.evictedEvents)
         counters.update {
-            $0.evictedByCaps += events
+            $0.evictedByCaps += refusedEvents + pendingEvents
             $0.setAside -= refusedEvents
             $0.pendingOnDisk -= pendingEvents
         }
-        if !evictionEpisodeLogged {
-            evictionEpisodeLogged = true
-            logger.warning("The outbox reached its cap (\(caps.maxEvents) events, \(caps.maxBytes / 1_000_000) MB or \(caps.maxFiles) files); dropped the oldest \(count) batches (\(events) events). More are dropped, and counted, until sending catches up.")
-        }
+        if let line = eviction.firstLine { logger.warning(line) }
     }
-
-    /// Remembers an evicted sealed batch for a while: its request may be in flight, and a 202
-    /// that comes after the eviction moves its events from evicted to delivered. Bounded: only
-    /// the latest ``recentlyEvictedLimit`` are kept (a request in flight is among the newest).
-    func noteEvicted(_ batch: StoredBatch) {
-        recentlyEvicted.append((batch.id, batch.eventCount))
-        if recentlyEvicted.count > Self.recentlyEvictedLimit { recentlyEvicted.removeFirst() }
-    }
-
-    static let recentlyEvictedLimit = 64
 }

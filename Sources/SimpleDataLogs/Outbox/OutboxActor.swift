@@ -55,19 +55,8 @@ actor OutboxActor {
     var journalIsComplete = true
     var sealTimer: Task<Void, Never>?
 
-    // What is stored.
-    var sealed: [StoredBatch] = []
-    /// Batches the ingest refused (400, 415), oldest first: kept on disk, evicted first by the
-    /// caps, queued again at every launch and every ``setAsideRetryInterval``.
-    var setAsideBatches: [StoredBatch] = []
-    /// What the set-aside batches hold, in the units the caps count.
-    var setAside: OutboxCaps.Usage {
-        setAsideBatches.reduce(into: OutboxCaps.Usage()) { usage, batch in
-            usage.events += batch.eventCount
-            usage.bytes += batch.byteCount
-            usage.files += 1
-        }
-    }
+    /// What is stored: the sealed and set-aside batches and the caps' decisions, as a value.
+    var queue = OutboxQueue()
     /// Queues the set-aside batches again after ``setAsideRetryInterval``; one at a time.
     var setAsideRetryTimer: Task<Void, Never>?
     var nextSequence = 1
@@ -84,7 +73,6 @@ actor OutboxActor {
     // One log line per episode.
     var diskTroubleLogged = false
     var vanishedFileLogged = false
-    var evictionEpisodeLogged = false
 
     var encodeBuffer: [UInt8] = []
     /// Whether this launch is the folder's first; read once, at the first `app_launched`.
@@ -93,15 +81,10 @@ actor OutboxActor {
     var leftoverSessions: [SessionRules.Session] = []
     /// Tasks waiting for a number of seals (tests, and `flush` once the uploader lands).
     var sealWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    /// Batches sealed since launch (recovered ones included).
-    var sealsSinceLaunch = 0
     /// The ids of `app_crashed` events appended and not yet matched by their record.
     var appendedCrashEventIDs: Set<UUID> = []
     /// Crash records whose events are appended, deleted once those are on disk.
     var crashRecordsAwaitingDisk: [CrashRecordFile] = []
-    /// Sealed batches the caps evicted lately, oldest first, with their event counts
-    /// (``noteEvicted(_:)``).
-    var recentlyEvicted: [(id: UUID, events: Int)] = []
 
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
@@ -157,13 +140,13 @@ actor OutboxActor {
         commit()
         // Refused batches get another try at every launch: the edge that refused them may have
         // been fixed since (a bad deploy answering 400 for an afternoon).
-        if intake.isEnabled, !setAsideBatches.isEmpty {
+        if intake.isEnabled, !queue.setAside.isEmpty {
             let moved = requeueSetAside()
             if moved > 0 { logger.info("Queued \(moved) set-aside batch(es) again at launch.") }
         }
         // The opt-out may already be waiting in the first chunk: only announce leftovers to the
         // uploader when collecting, so an opted-out launch sends not a byte.
-        if !sealed.isEmpty && intake.isEnabled { uploaderSignals?.yield(.batchesAvailable) }
+        if !queue.sealed.isEmpty && intake.isEnabled { uploaderSignals?.yield(.batchesAvailable) }
         for await chunk in input {
             queued.take()
             if let gate { await gate.pass() }
@@ -314,12 +297,12 @@ actor OutboxActor {
 
     /// Returns once at least `count` batches have been sealed since launch.
     func waitUntilSealed(atLeast count: Int) async {
-        guard sealsSinceLaunch < count else { return }
+        guard queue.sealsSinceLaunch < count else { return }
         await withCheckedContinuation { sealWaiters.append((count, $0)) }
     }
 
     /// The sealed batches, oldest first, as the uploader will take them.
-    var sealedBatches: [StoredBatch] { sealed }
+    var sealedBatches: [StoredBatch] { queue.sealed }
 
     /// Kills the process at `point` when a crash test asked for it.
     func crashIfRequested(_ point: SealCrashPoint) {
