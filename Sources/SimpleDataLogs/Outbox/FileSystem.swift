@@ -46,6 +46,12 @@ package protocol FileSystem: Sendable {
     func remove(_ path: String) throws(FileSystemError)
     /// `mkdir(2)` for each missing component, with `mode`.
     func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError)
+    /// `rmdir(2)`: removes an empty folder; a folder already gone is not an error.
+    func removeDirectory(_ path: String) throws(FileSystemError)
+    /// `chmod(2)`.
+    func setPermissions(_ path: String, mode: FileMode) throws(FileSystemError)
+    /// `ftruncate(2)` to zero bytes.
+    func truncate(_ descriptor: Int32, path: String) throws(FileSystemError)
     /// The names in a folder, without `.` and `..`.
     func contents(ofDirectory path: String) throws(FileSystemError) -> [String]
     /// A whole file's bytes.
@@ -143,6 +149,18 @@ package struct PosixFileSystem: FileSystem {
             }
         }
         guard isDirectory(path) else { throw FileSystemError(code: ENOTDIR, operation: "mkdir", path: path) }
+    }
+
+    package func removeDirectory(_ path: String) throws(FileSystemError) {
+        guard rmdir(path) == 0 || errno == ENOENT else { throw FileSystemError(code: errno, operation: "rmdir", path: path) }
+    }
+
+    package func setPermissions(_ path: String, mode: FileMode) throws(FileSystemError) {
+        guard chmod(path, mode_t(mode)) == 0 else { throw FileSystemError(code: errno, operation: "chmod", path: path) }
+    }
+
+    package func truncate(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        guard ftruncate(descriptor, 0) == 0 else { throw FileSystemError(code: errno, operation: "ftruncate", path: path) }
     }
 
     package func contents(ofDirectory path: String) throws(FileSystemError) -> [String] {

@@ -11,30 +11,32 @@ extension OutboxActor {
     /// or an earlier write failed, rewrites the whole open batch into a fresh file, so that the
     /// file on disk always holds a prefix-free copy of the open batch or nothing.
     func writeJournal() {
-        guard let area else { pendingJournalBytes.removeAll(keepingCapacity: true); return }
-        let path = area.journal(openSequence)
+        guard let area else { open.forgetUnwritten(); return }
+        let path = area.journal(open.sequence)
         if !journalIsComplete {
             // An earlier write failed: the file may hold records under the watermark.
             rewriteJournal(at: path, in: area)
-            pendingJournalBytes.removeAll(keepingCapacity: true)
+            open.forgetUnwritten()
             return
         }
+        var isNewFile = false
         if journalDescriptor < 0 {
             // A new batch's first write: nothing of it is on disk yet, so the file is made here.
             do {
                 journalDescriptor = try openRecreatingFolders(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
             } catch {
                 journalIsComplete = false
-                pendingJournalBytes.removeAll(keepingCapacity: true)
+                open.forgetUnwritten()
                 reportDiskTrouble(error, doing: "open the journal")
                 return
             }
-            var all = BatchFile.header(id: openBatchID, sequence: openSequence, path: "r")
-            for payload in openPayloads { JournalRecord.append(payload: payload, to: &all) }
-            pendingJournalBytes = all
+            isNewFile = true
         }
+        let descriptor = journalDescriptor
         do {
-            try writeAll(pendingJournalBytes, to: journalDescriptor, path: path)
+            try open.writeUnwritten(wholeFile: isNewFile) { (bytes) throws(FileSystemError) in
+                try writeAll(bytes, to: descriptor, path: path)
+            }
             crashIfRequested(.afterJournalWrite)
             journalIsComplete = true
             diskRecovered()
@@ -44,7 +46,6 @@ extension OutboxActor {
             journalIsComplete = false
             reportDiskTrouble(error, doing: "write the journal")
         }
-        pendingJournalBytes.removeAll(keepingCapacity: true)
     }
 
     /// Writes the whole open batch (its header and every record, not just the pending ones) into
@@ -55,9 +56,8 @@ extension OutboxActor {
     /// now the journal's, takes the later appends.
     private func rewriteJournal(at path: String, in area: AreaLayout) {
         closeJournal()
-        let temporary = area.temporaryFolder + "/" + JournalName.journal(openSequence)
-        var all = BatchFile.header(id: openBatchID, sequence: openSequence, path: "r")
-        for payload in openPayloads { JournalRecord.append(payload: payload, to: &all) }
+        let temporary = area.temporaryFolder + "/" + JournalName.journal(open.sequence)
+        let all = open.journalImage()
         let descriptor: Int32
         do {
             descriptor = try openRecreatingFolders(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
@@ -123,7 +123,7 @@ extension OutboxActor {
     /// Starts the timer that seals a partial batch `maxAge` after its first event.
     func startSealTimer() {
         sealTimer?.cancel()
-        let sequence = openSequence
+        let sequence = open.sequence
         let clock = clock
         let maxAge = policy.maxAge
         sealTimer = Task { [weak self] in
@@ -133,7 +133,7 @@ extension OutboxActor {
     }
 
     private func sealTimerFired(sequence: Int) {
-        guard sequence == openSequence, !openPayloads.isEmpty else { return }
+        guard sequence == open.sequence, !open.isEmpty else { return }
         commit()
         seal()
         completePendingSeals()

@@ -7,11 +7,11 @@ extension OutboxActor {
         setAsideRetryTimer?.cancel()
         setAsideRetryTimer = nil
         closeJournal()
-        let openEvents = openPayloads.count
+        let openEvents = open.payloads.count
         let sealedEvents = queue.sealedUsage.events
         let setAsideEvents = queue.setAsideUsage.events
         if let area {
-            try? fileSystem.remove(area.journal(openSequence))
+            try? fileSystem.remove(area.journal(open.sequence))
             for folder in [area.folder, area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
                 for name in (try? fileSystem.contents(ofDirectory: folder)) ?? []
                 where name != "lock" && !fileSystem.isDirectory(folder + "/" + name) {
@@ -28,10 +28,8 @@ extension OutboxActor {
                 try? fileSystem.remove(layout.quarantineFolder + "/" + name)
             }
         }
-        openPayloads.removeAll()
-        openPayloadBytes = 0
+        open.discard()
         undurableOpenEvents = 0
-        pendingJournalBytes.removeAll()
         journalIsComplete = true
         _ = queue.removeAll()
         counters.update {

@@ -23,7 +23,7 @@ extension OutboxActor {
         do {
             // The root's attributes first: on iOS the folders made in it inherit its class.
             try fileSystem.createDirectory(layout.root, mode: 0o700)
-            chmod(layout.root, 0o700)
+            try? fileSystem.setPermissions(layout.root, mode: 0o700)
             StorageAttributes.apply(to: layout.root)
             for folder in [layout.areasFolder, layout.quarantineFolder] {
                 try fileSystem.createDirectory(folder, mode: 0o700)
@@ -40,12 +40,11 @@ extension OutboxActor {
         normalize(area, into: &found)
         leftoverSessions += takeLeftoverSessions(in: area.folder)
         adoptDeadAreas(in: layout, into: area, found: &found)
-        nextSequence = max(nextSequence, found.highestSequence + 1)
+        open.reserve(above: found.highestSequence)
         restoreQuarantinedBatches(into: area, in: layout)
         takeStock(of: area, in: layout)
         recoverJournals(found.journals, in: area)
-        openSequence = nextSequence
-        nextSequence += 1
+        open.startAtNextSequence()
         let setAsideEvents = queue.setAsideUsage.events
         let recovered = queue.sealedUsage.events + setAsideEvents
         counters.update {
@@ -129,7 +128,7 @@ extension OutboxActor {
 
     /// Records who holds the lock (for `sdl outbox`): the pid, in the lock file.
     private func writeLockOwner(_ descriptor: Int32) {
-        _ = ftruncate(descriptor, 0)
+        try? fileSystem.truncate(descriptor, path: "lock")
         let owner = Array("pid \(getpid())\n".utf8)
         _ = try? fileSystem.write(descriptor, owner.withUnsafeBytes { $0 }, path: "lock")
     }
@@ -169,7 +168,7 @@ extension OutboxActor {
             leftoverSessions += takeLeftoverSessions(in: dead.folder)
             // Keep their order among themselves, after everything of ours.
             var moves: [(from: String, to: String)] = []
-            let base = max(found.highestSequence, nextSequence) + 1
+            let base = max(found.highestSequence, open.nextSequence) + 1
             for (folder, target) in [(dead.batchesFolder, own.batchesFolder), (dead.setAsideFolder, own.setAsideFolder)] {
                 for file in ((try? fileSystem.contents(ofDirectory: folder)) ?? []).sorted() {
                     guard let parts = JournalName.batchParts(file) else { continue }
@@ -185,9 +184,9 @@ extension OutboxActor {
                 found.highestSequence = max(found.highestSequence, sequence)
             }
             for move in moves { try? fileSystem.rename(move.from, to: move.to) }
-            for folder in [dead.batchesFolder, dead.setAsideFolder, dead.temporaryFolder] { rmdir(folder) }
+            for folder in [dead.batchesFolder, dead.setAsideFolder, dead.temporaryFolder] { try? fileSystem.removeDirectory(folder) }
             try? fileSystem.remove(dead.lockFile)
-            rmdir(dead.folder)
+            try? fileSystem.removeDirectory(dead.folder)
             if !moves.isEmpty { logger.info("Adopted \(moves.count) files from the outbox area \(name), whose process is gone.") }
         }
     }
@@ -223,7 +222,7 @@ extension OutboxActor {
                     try? fileSystem.remove(path)
                     continue
                 }
-                nextSequence = max(nextSequence, parts.sequence + 1)
+                open.reserve(above: parts.sequence)
                 let batch = StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: contents.payloads.count, byteCount: bytes.count)
                 if isSetAside {
                     queue.insertSetAside(batch)
@@ -245,7 +244,7 @@ extension OutboxActor {
             let contents = BatchFile.decode(bytes)
             let payloads = contents.payloads
             reportDamage(contents.damage, in: journal.path)
-            nextSequence = max(nextSequence, journal.sequence + 1)
+            open.reserve(above: journal.sequence)
             guard !payloads.isEmpty else {
                 try? fileSystem.remove(journal.path)
                 continue

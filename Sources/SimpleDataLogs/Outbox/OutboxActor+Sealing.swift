@@ -19,19 +19,20 @@ extension OutboxActor {
     /// When the journal file is not whole (the disk failed under it), the batch is written afresh
     /// by ``persist(_:retiringJournal:)``.
     func seal() {
-        guard !openPayloads.isEmpty else { return }
+        guard !open.isEmpty else { return }
         sealTimer?.cancel()
         sealTimer = nil
         commit()
         if queue.holdsBatchesInMemory { persistHeldBatches() }
-        let batch = SealedBatch(id: openBatchID, sequence: openSequence, path: "r", payloads: openPayloads)
+        let payloadBytes = open.payloadBytes
+        let batch = open.seal()
         if area != nil, journalDescriptor >= 0, journalIsComplete {
             // The descriptor now belongs to the pending seal.
-            pendingSeals.append(PendingSeal(descriptor: journalDescriptor, batch: batch, payloadBytes: openPayloadBytes))
+            pendingSeals.append(PendingSeal(descriptor: journalDescriptor, batch: batch, payloadBytes: payloadBytes))
             journalDescriptor = -1
         } else {
             closeJournal()
-            var stored = persist(batch, retiringJournal: openSequence)
+            var stored = persist(batch, retiringJournal: batch.sequence)
             if stored.heldInMemory == nil {
                 advanceWatermark(by: undurableOpenEvents, latest: nil)
             } else {
@@ -42,12 +43,7 @@ extension OutboxActor {
             enforceCaps()
             uploaderSignals?.yield(.batchesAvailable)
         }
-        openPayloads.removeAll(keepingCapacity: true)
-        openPayloadBytes = 0
         journalIsComplete = true
-        openSequence = nextSequence
-        openBatchID = UUID()
-        nextSequence += 1
     }
 
     /// A sealed journal waiting for its flush and rename.
@@ -160,10 +156,7 @@ extension OutboxActor {
 
     /// What the caps count but never evict: the open journal and the journals pending a flush.
     var unevictableUsage: OutboxCaps.Usage {
-        var usage = OutboxCaps.Usage()
-        usage.events += openPayloads.count
-        usage.bytes += openPayloadBytes + openPayloads.count * JournalRecord.headerSize
-        usage.files += openPayloads.isEmpty ? 0 : 1
+        var usage = open.usage
         for seal in pendingSeals {
             usage.events += seal.batch.payloads.count
             usage.bytes += seal.payloadBytes + seal.batch.payloads.count * JournalRecord.headerSize

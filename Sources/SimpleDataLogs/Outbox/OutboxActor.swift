@@ -37,20 +37,13 @@ actor OutboxActor {
     var area: AreaLayout?
     var areaLock: AreaLock?
 
-    // The open batch: its events are in the journal file `journal-<openSequence>.log`, which is
-    // written in the batch file format (a header with `openBatchID`, then the records), so that
-    // sealing it is an fsync and a rename.
-    var openSequence = 0
-    var openBatchID = UUID()
+    /// The batch being filled, as a value (its journal file is `journal-<sequence>.log`).
+    var open = OpenBatch()
     /// The chunks waiting on `run`'s input: whether to flush pending seals now or with the next chunk.
     var queuedChunks = QueuedChunks()
     /// Sealed journals waiting for their flush and rename (see ``completePendingSeals()``).
     var pendingSeals: [PendingSeal] = []
     var journalDescriptor: Int32 = -1
-    var openPayloads: [[UInt8]] = []
-    var openPayloadBytes = 0
-    /// Framed records not yet written to the journal file.
-    var pendingJournalBytes: [UInt8] = []
     /// Whether the journal file holds every record of the open batch so far.
     var journalIsComplete = true
     var sealTimer: Task<Void, Never>?
@@ -59,7 +52,6 @@ actor OutboxActor {
     var queue = OutboxQueue()
     /// Queues the set-aside batches again after ``setAsideRetryInterval``; one at a time.
     var setAsideRetryTimer: Task<Void, Never>?
-    var nextSequence = 1
 
     // Events since the last commit, for the watermark and the counters.
     var uncommittedEvents = 0
@@ -231,22 +223,18 @@ actor OutboxActor {
             return
         }
         if event.origin == .autocaptured, event.name == "app_crashed" { appendedCrashEventIDs.insert(event.id) }
-        if policy.mustSealBefore(adding: encodeBuffer.count, openCount: openPayloads.count, openPayloadBytes: openPayloadBytes) {
-            seal()
-        }
-        if openPayloads.isEmpty { startSealTimer() }
-        JournalRecord.append(payload: encodeBuffer, to: &pendingJournalBytes)
-        openPayloads.append(encodeBuffer)
-        openPayloadBytes += encodeBuffer.count
+        if open.mustSealBefore(adding: encodeBuffer.count, policy: policy) { seal() }
+        let (isFirst, isFull) = open.append(encodeBuffer, policy: policy)
+        if isFirst { startSealTimer() }
         uncommittedEvents += 1
         uncommittedCost += event.memoryCost
         uncommittedLatestID = event.id
-        if policy.isFull(openCount: openPayloads.count) { seal() }
+        if isFull { seal() }
     }
 
     /// Writes the pending records to the journal and moves the watermark and the counters.
     func commit() {
-        if !pendingJournalBytes.isEmpty || !journalIsComplete { writeJournal() }
+        if !open.unwrittenRecords.isEmpty || !journalIsComplete { writeJournal() }
         guard uncommittedEvents > 0 else { return }
         let count = uncommittedEvents
         let cost = uncommittedCost

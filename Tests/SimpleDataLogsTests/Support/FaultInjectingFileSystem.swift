@@ -79,6 +79,9 @@ final class FaultInjectingFileSystem: FileSystem {
         try real.createDirectory(path, mode: mode)
     }
     func contents(ofDirectory path: String) throws(FileSystemError) -> [String] { try real.contents(ofDirectory: path) }
+    func removeDirectory(_ path: String) throws(FileSystemError) { try real.removeDirectory(path) }
+    func setPermissions(_ path: String, mode: FileMode) throws(FileSystemError) { try real.setPermissions(path, mode: mode) }
+    func truncate(_ descriptor: Int32, path: String) throws(FileSystemError) { try real.truncate(descriptor, path: path) }
 
     func read(_ path: String) throws(FileSystemError) -> [UInt8] {
         if let failure = faults.withLock({ $0.readFailures.first { path.contains($0.fragment) } }) {
