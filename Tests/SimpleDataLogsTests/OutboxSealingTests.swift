@@ -128,27 +128,22 @@ struct OutboxSealingTests {
                              properties: ["seq": .int(Int64(seq))], origin: .live))
             }
         }
-        let (stream, input) = AsyncStream.makeStream(of: [PipelineItem].self)
-        let queued = QueuedChunks()
+        let queue = ChunkQueue()
         // Three chunks of 60 and a barrier, all waiting before the journal starts: three full
         // batches, flushed together when the barrier comes (nothing waits behind it).
         for range in [0..<60, 60..<120, 120..<180] {
-            queued.add()
-            input.yield(chunk(range))
+            queue.push(chunk(range))
         }
         let first = Barrier()
-        queued.add()
-        input.yield([.barrier(first)])
-        let running = Task { await journal.run(input: stream, queued: queued) }
+        queue.push([.barrier(first)])
+        let running = Task { await journal.run(input: queue) }
         await first.wait()
         #expect(files.syncGroups == [3], "one flush for the three batches, not one per chunk")
         // A chunk alone: its full batch is flushed at the end of that chunk, before the barrier
         // that follows is even sent.
-        queued.add()
-        input.yield(chunk(180..<230))
+        queue.push(chunk(180..<230))
         let second = Barrier()
-        queued.add()
-        input.yield([.barrier(second)])
+        queue.push([.barrier(second)])
         await second.wait()
         #expect(files.syncGroups.reduce(0, +) == 4 && files.syncGroups.count <= 2)
         // A long queue: the group is cut at 16 batches, so the uploader is not kept waiting.
@@ -156,16 +151,14 @@ struct OutboxSealingTests {
         let before = files.syncGroups.count
         gate.close()
         for start in stride(from: 230, to: 1_230, by: 50) {
-            queued.add()
-            input.yield(chunk(start..<(start + 50)))
+            queue.push(chunk(start..<(start + 50)))
         }
         let third = Barrier()
-        queued.add()
-        input.yield([.barrier(third)])
+        queue.push([.barrier(third)])
         gate.open()
         await third.wait()
         #expect(Array(files.syncGroups.dropFirst(before)) == [16, 4])
-        input.finish()
+        queue.finish()
         await running.value
         await journal.close()
         let batches = try sealedBatches(in: directory.path)

@@ -39,8 +39,6 @@ actor OutboxActor {
 
     /// The batch being filled, as a value (its journal file is `journal-<sequence>.log`).
     var open = OpenBatch()
-    /// The chunks waiting on `run`'s input: whether to flush pending seals now or with the next chunk.
-    var queuedChunks = QueuedChunks()
     /// Sealed journals waiting for their flush and rename (see ``completePendingSeals()``).
     var pendingSeals: [PendingSeal] = []
     var journalDescriptor: Int32 = -1
@@ -124,8 +122,7 @@ actor OutboxActor {
 
     /// Recovers the folder, then writes what arrives on `input` until it finishes. The area
     /// stays held afterwards, for the uploader's last send; ``close()`` gives it back.
-    func run(input: AsyncStream<[PipelineItem]>, queued: QueuedChunks = QueuedChunks()) async {
-        queuedChunks = queued
+    func run(input: ChunkQueue) async {
         recoverAtLaunch()
         endLeftoverSessions(leftoverSessions)
         leftoverSessions = []
@@ -139,10 +136,11 @@ actor OutboxActor {
         // The opt-out may already be waiting in the first chunk: only announce leftovers to the
         // uploader when collecting, so an opted-out launch sends not a byte.
         if !queue.sealed.isEmpty && intake.isEnabled { uploaderSignals?.yield(.batchesAvailable) }
-        for await chunk in input {
-            queued.take()
-            if let gate { await gate.pass() }
-            handle(chunk)
+        for await _ in input.wakeUps {
+            while let (chunk, moreWaiting) = input.pop() {
+                if let gate { await gate.pass() }
+                handle(chunk, moreWaiting: moreWaiting)
+            }
         }
         sealTimer?.cancel()
         commit()
@@ -169,7 +167,9 @@ actor OutboxActor {
         releaseArea()
     }
 
-    func handle(_ chunk: [PipelineItem]) {
+    /// Journals one chunk. `moreWaiting` says whether another chunk is already queued behind it
+    /// (the group-commit rule below).
+    func handle(_ chunk: [PipelineItem], moreWaiting: Bool) {
         for item in chunk {
             switch item {
             case .event(let event):
@@ -195,7 +195,7 @@ actor OutboxActor {
         // pending (their journals are written, so a kill loses nothing: recovery seals them) and
         // are flushed together with the next chunk's. Bounded, so the uploader waits for at most
         // `maxPendingSeals` batches' worth of a steady stream.
-        if queuedChunks.isEmpty || pendingSeals.count >= Self.maxPendingSeals {
+        if !moreWaiting || pendingSeals.count >= Self.maxPendingSeals {
             completePendingSeals()
         } else {
             enforceCaps()

@@ -60,7 +60,7 @@ final class Pipeline: Sendable {
         self.sessions = sessions
         self.outbox = outbox
         let (toSessions, toSessionsInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
-        let (toJournal, toJournalInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
+        let toOutbox = ChunkQueue()
 
         if tuning.startsUploader {
             // Unbounded: signals are few (one per seal, timer or flush) and must not be lost.
@@ -86,9 +86,8 @@ final class Pipeline: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 // Each loop prefers its actor's thread, so that it is woken there, not on the pool.
                 group.addTask(preferring: identity.executor) { await identity.run(output: toSessionsInput) }
-                let queued = QueuedChunks()
-                group.addTask(preferring: sessions.executor) { await sessions.run(input: toSessions, output: toJournalInput, queued: queued) }
-                group.addTask(preferring: outbox.executor) { await outbox.run(input: toJournal, queued: queued) }
+                group.addTask(preferring: sessions.executor) { await sessions.run(input: toSessions, output: toOutbox) }
+                group.addTask(preferring: outbox.executor) { await outbox.run(input: toOutbox) }
             }
         }
     }

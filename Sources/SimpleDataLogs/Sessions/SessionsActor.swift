@@ -21,13 +21,11 @@ actor SessionsActor {
         self.executor = executor
     }
 
-    /// Passes each chunk from `input` to `output`, in order, and finishes `output` after `input`.
-    /// `queued` counts the chunks handed on and not yet taken by the journal.
-    func run(input: AsyncStream<[PipelineItem]>, output: AsyncStream<[PipelineItem]>.Continuation, queued: QueuedChunks) async {
+    /// Passes each chunk from `input` to the outbox's queue, in order, and finishes the queue
+    /// after `input`.
+    func run(input: AsyncStream<[PipelineItem]>, output: ChunkQueue) async {
         for await chunk in input {
-            let processed = process(chunk)
-            queued.add()
-            output.yield(processed)
+            output.push(process(chunk))
         }
         output.finish()
     }
