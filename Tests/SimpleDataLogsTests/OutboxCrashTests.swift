@@ -17,8 +17,8 @@ struct OutboxCrashTests {
 
         let restarted = TestClient(directory: directory)
         let events = try await restarted.flushedEvents()
-        let seqs = events.map { $0.props["seq"] as! Int }
-        #expect(Set(events.map { $0["event_id"] as! String }).count == seqs.count, "no event in two files")
+        let seqs = try events.map { try $0.requiredInt("seq") }
+        #expect(Set(events.map { $0.eventID }).count == seqs.count, "no event in two files")
         if point == .afterJournalWrite {
             // Killed at the first write: whatever that write held survives, as a prefix.
             #expect(!seqs.isEmpty && seqs.sorted() == Array(0..<seqs.count), "\(point): \(seqs)")
@@ -48,7 +48,7 @@ struct OutboxCrashTests {
         }
         #expect(watermark >= 1_000)
         let restarted = TestClient(directory: directory)
-        let seqs = try await restarted.flushedEvents().map { $0.props["seq"] as! Int }
+        let seqs = try await restarted.flushedEvents().map { try $0.requiredInt("seq") }
         #expect(Set(seqs).count == seqs.count, "no duplicates")
         let survivors = Set(seqs)
         let lost = (0..<watermark).filter { !survivors.contains($0) }
@@ -103,7 +103,7 @@ struct OutboxAreaTests {
         await second.drain()
         let areas = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas").sorted()
         #expect(areas == ["a0", "a1"])
-        let a0 = try JournalReader.events(inOutbox: directory.path).filter { $0["event"] as? String == "first" }
+        let a0 = try JournalReader.events(inOutbox: directory.path).filter { $0.name == "first" }
         #expect(a0.count == 120)
         let firstSealed = await first.client.pipeline!.outbox.sealedBatches.map(\.eventCount)
         let secondSealed = await second.client.pipeline!.outbox.sealedBatches.map(\.eventCount)
@@ -128,7 +128,7 @@ struct OutboxAreaTests {
         #expect(ready)
         let areas = try FileManager.default.contentsOfDirectory(atPath: path + "/areas").sorted()
         #expect(areas == ["a0", "a1"])
-        let childEvents = try JournalReader.events(inOutbox: path).filter { $0["event"] as? String == "held" }
+        let childEvents = try JournalReader.events(inOutbox: path).filter { $0.name == "held" }
         #expect(childEvents.count == 30)
         await holder.tearDown()
     }
@@ -154,9 +154,9 @@ struct OutboxAreaTests {
         await heir.drain()
         #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/areas").sorted() == ["a0", "a1"], "a2 adopted and removed")
         #expect(heir.client.counters.recovered == 110)
-        let held = try JournalReader.events(inOutbox: path).filter { $0["event"] as? String == "held" }
+        let held = try JournalReader.events(inOutbox: path).filter { $0.name == "held" }
         #expect(held.count == 110)
-        #expect(Set(held.map { $0["event_id"] as! String }).count == 110)
+        #expect(Set(held.map { $0.eventID }).count == 110)
         await heir.client.shutdown()
         await holder.tearDown()
     }

@@ -22,7 +22,7 @@ struct OutboxFaultTests {
         fileSystem.clearAll()
         for seq in 130..<160 { test.client.track("after", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
-        let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
+        let seqs = try test.journaledEvents().map { try $0.requiredInt("seq") }
         #expect(seqs.sorted() == Array(0..<160), "everything on disk, once")
         #expect(await test.client.pipeline!.outbox.sealedBatches.allSatisfy { $0.heldInMemory == nil })
         #expect(test.client.counters.isBalanced, "\(test.client.counters)")
@@ -36,7 +36,7 @@ struct OutboxFaultTests {
         let test = TestClient(faults: fileSystem.injection)
         for seq in 0..<75 { test.client.track("e", properties: ["seq": .int(Int64(seq)), "pad": .string(String(repeating: "p", count: 500))]) }
         await test.drain()
-        #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<75))
+        #expect(try test.journaledEvents().map { try $0.requiredInt("seq") } == Array(0..<75))
         #expect(fileSystem.writeAttempts > 10, "each write took several calls")
         await test.tearDown()
     }
@@ -55,7 +55,7 @@ struct OutboxFaultTests {
             await test.drain()
             let batches = try sealedBatches(in: test.directory.path)
             #expect(batches.map { $0.events.count } == [50, 50], "\(failure)")
-            #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<100), "\(failure)")
+            #expect(try test.journaledEvents().map { try $0.requiredInt("seq") } == Array(0..<100), "\(failure)")
             await test.tearDown()
         }
     }
@@ -78,7 +78,7 @@ struct OutboxFaultTests {
         for seq in 200..<250 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
         #expect(try sealedBatches(in: test.directory.path).map { $0.events.count } == [50, 50, 50, 50, 50])
-        #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<250))
+        #expect(try test.journaledEvents().map { try $0.requiredInt("seq") } == Array(0..<250))
         #expect(test.client.counters.isBalanced)
         await test.tearDown()
     }
@@ -115,7 +115,7 @@ struct OutboxFaultTests {
         let counters = test.client.counters
         #expect(counters.evictedByCaps > 0)
         #expect(test.log.lines(containing: "reached its cap").count == 1)
-        let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
+        let seqs = try test.journaledEvents().map { try $0.requiredInt("seq") }
         #expect(seqs == Array((500 - seqs.count)..<500), "the newest are kept, the oldest dropped")
         #expect(counters.evictedByCaps + seqs.count == 500)
         #expect(counters.isBalanced, "\(counters)")
@@ -159,7 +159,7 @@ struct OutboxFaultTests {
             #expect(test.client.counters.pendingOnDisk <= 1_000, "after event \(seq)")
         }
         let counters = test.client.counters
-        let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
+        let seqs = try test.journaledEvents().map { try $0.requiredInt("seq") }
         #expect(seqs == Array((1_200 - seqs.count)..<1_200), "the newest are kept")
         #expect(counters.evictedByCaps + seqs.count == 1_200)
         #expect(test.log.lines(containing: "reached its cap").count == 1, "one episode while it hovers at the cap")
@@ -243,13 +243,13 @@ struct OutboxDeliveryTests {
         #expect(halves.0.path == "r0" && halves.1.path == "r1" && halves.0.id != first.id && halves.1.id != first.id)
         let order = await journal.sealedBatches.map(\.eventCount)
         #expect(order == [25, 25, 50], "the halves stand before the newer batch")
-        let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
+        let seqs = try test.journaledEvents().map { try $0.requiredInt("seq") }
         #expect(seqs == Array(0..<100), "oldest first across the halves, nothing twice")
         // Splitting down to single events, then a single event cannot split.
         var smallest = halves.0
         while let next = await journal.split(smallest.id) { smallest = next.0 }
         #expect(smallest.eventCount == 1)
-        #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<100))
+        #expect(try test.journaledEvents().map { try $0.requiredInt("seq") } == Array(0..<100))
         await test.tearDown()
     }
 
@@ -280,7 +280,7 @@ struct OutboxDeliveryTests {
         try FileManager.default.removeItem(atPath: test.directory.path)
         for seq in 10..<60 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await test.drain()
-        let seqs = try test.journaledEvents().map { $0.props["seq"] as! Int }
+        let seqs = try test.journaledEvents().map { try $0.requiredInt("seq") }
         #expect(seqs == Array(0..<50) + (seqs.count > 50 ? Array(50..<seqs.count) : []), "the sealed batch holds the first 50")
         #expect(seqs.count >= 50)
         await test.tearDown()

@@ -39,7 +39,7 @@ struct OutboxRecoveryTests {
             let test = TestClient(directory: directory)
             let events = try await test.flushedEvents()
             let expected = cut == planted.bytes.count ? [0, 1, 2] : [0, 1]
-            #expect(events.map { $0.props["seq"] as! Int } == expected, "cut at \(cut)")
+            #expect(try events.map { try $0.requiredInt("seq") } == expected, "cut at \(cut)")
             let counters = test.client.counters
             #expect(counters.recovered == expected.count && counters.damagedRecords == (cut > lastStart && cut < planted.bytes.count ? 1 : 0), "cut at \(cut)")
             #expect(counters.isBalanced)
@@ -63,7 +63,7 @@ struct OutboxRecoveryTests {
             }
             try Data(bytes).write(to: URL(fileURLWithPath: planted.path))
             let test = TestClient(directory: directory)
-            let seqs = try await test.flushedEvents().map { $0.props["seq"] as! Int }
+            let seqs = try await test.flushedEvents().map { try $0.requiredInt("seq") }
             #expect(seqs == [0, 1, 3, 4, 5], "\(corruption)")
             #expect(test.client.counters.damagedRecords == 1)
             #expect(test.log.lines(containing: "Skipped damaged data").count == 1)

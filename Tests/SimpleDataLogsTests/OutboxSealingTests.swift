@@ -4,7 +4,7 @@ import Testing
 import SimpleDataLogsTesting
 
 /// The sealed batch files of an outbox, oldest first, as (name, events).
-func sealedBatches(in root: String) throws -> [(name: String, events: [[String: Any]])] {
+func sealedBatches(in root: String) throws -> [(name: String, events: [JournaledEvent])] {
     let folder = root + "/areas/a0/batches"
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".batch") }.sorted()
     return try names.map { ($0, try JournalReader.events(inFile: folder + "/" + $0)) }
@@ -19,7 +19,7 @@ struct OutboxSealingTests {
         await test.drain()
         var batches = try sealedBatches(in: test.directory.path)
         #expect(batches.count == 1)
-        #expect(batches.first?.events.map { $0.props["seq"] as! Int } == Array(0..<50))
+        #expect(try batches.first?.events.map { try $0.requiredInt("seq") } == Array(0..<50))
         test.client.track("e", properties: ["seq": 50])
         await test.drain()
         batches = try sealedBatches(in: test.directory.path)
@@ -35,7 +35,7 @@ struct OutboxSealingTests {
         await test.drain()
         let batches = try sealedBatches(in: test.directory.path)
         #expect(batches.count == 3)
-        #expect(batches.flatMap { $0.events.map { $0.props["seq"] as! Int } } == Array(0..<150))
+        #expect(try batches.flatMap { try $0.events.map { try $0.requiredInt("seq") } } == Array(0..<150))
         for batch in batches {
             let parts = try #require(JournalName.batchParts(batch.name))
             #expect(UUID(uuidString: parts.id) != nil && parts.path == "r")
@@ -63,7 +63,7 @@ struct OutboxSealingTests {
             let next = try #require(contents.payloads.first?.count)
             #expect(body + next + 1 > EventLimits.maxBodyBytes, "and one more event would not have fitted")
         }
-        #expect(try test.journaledEvents().map { $0.props["seq"] as! Int } == Array(0..<40))
+        #expect(try test.journaledEvents().map { try $0.requiredInt("seq") } == Array(0..<40))
         await test.tearDown()
     }
 
@@ -86,7 +86,7 @@ struct OutboxSealingTests {
         test.clock.advance(by: .milliseconds(1))
         await journal.waitUntilSealed(atLeast: 1)
         let batches = try sealedBatches(in: test.directory.path)
-        #expect(batches.count == 1 && batches[0].events.map { $0["event"] as? String } == ["first", "second"])
+        #expect(batches.count == 1 && batches[0].events.map { $0.name } == ["first", "second"])
         await test.tearDown()
     }
 
@@ -170,7 +170,7 @@ struct OutboxSealingTests {
         await journal.close()
         let batches = try sealedBatches(in: directory.path)
         #expect(batches.map(\.events.count) == Array(repeating: 50, count: 24))
-        #expect(batches.flatMap(\.events).map { $0["props"].flatMap { ($0 as? [String: Any])?["seq"] as? Int } } == (0..<1_200).map { $0 })
+        #expect(batches.flatMap(\.events).map { $0.int("seq") } == (0..<1_200).map { $0 })
     }
 
     @Test("folders are 0700 and files 0600")

@@ -20,7 +20,7 @@ struct PipelineTests {
         gate.open()
         let events = try await test.flushedEvents()
         #expect(events.count == 5_000)
-        #expect(events.map { $0.props["seq"] as! Int } == Array(0..<5_000), "the first 5,000, in order")
+        #expect(try events.map { try $0.requiredInt("seq") } == Array(0..<5_000), "the first 5,000, in order")
         // The writer caught up: new events are taken again.
         test.client.track("after")
         #expect(try await test.flushedEvents().count == 5_001)
@@ -43,8 +43,8 @@ struct PipelineTests {
         }
         let firstEvents = try await first.flushedEvents()
         let secondEvents = try await second.flushedEvents()
-        #expect(firstEvents.count == 500 && firstEvents.allSatisfy { $0["event"] as? String == "first" && $0.props["who"] as? String == "first" && $0["device_id"] == nil })
-        #expect(secondEvents.count == 700 && secondEvents.allSatisfy { $0["event"] as? String == "second" && $0.props["who"] == nil && $0["device_id"] as? String == "second-device" })
+        #expect(firstEvents.count == 500 && firstEvents.allSatisfy { $0.name == "first" && $0.props["who"] == "first" && $0.deviceID == nil })
+        #expect(secondEvents.count == 700 && secondEvents.allSatisfy { $0.name == "second" && $0.props["who"] == nil && $0.deviceID == "second-device" })
         #expect(first.client.counters.isBalanced && second.client.counters.isBalanced)
         await first.tearDown()
         await second.tearDown()
@@ -82,9 +82,9 @@ struct PipelineTests {
         }
         let events = try await test.flushedEvents()
         #expect(events.count == 3 * perSource)
-        #expect(Set(events.map { $0["event_id"] as! String }).count == events.count, "every id unique")
+        #expect(Set(events.map { $0.eventID }).count == events.count, "every id unique")
         for source in ["main", "detached", "thread"] {
-            let indices = events.filter { $0["event"] as? String == source }.map { $0.props["i"] as! Int }
+            let indices = try events.filter { $0.name == source }.map { try $0.requiredInt("i") }
             #expect(Set(indices).count == perSource, "\(source): every call once")
         }
         #expect(test.client.counters.isBalanced)
@@ -119,8 +119,8 @@ struct BeforeConfigureTests {
         #expect(test.client.counters.pendingInMemory == 1)
         test.configure()
         let event = try #require(try await test.flushedEvents().first)
-        #expect(event["device_id"] as? String == "early-device")
-        #expect(event.props["v"] as? String == "1")
+        #expect(event.deviceID == "early-device")
+        #expect(event.props["v"] == "1")
         await test.tearDown()
     }
 
@@ -132,7 +132,7 @@ struct BeforeConfigureTests {
         #expect(test.log.lines(containing: "before configure").count == 1)
         test.configure()
         let events = try await test.flushedEvents()
-        #expect(events.map { $0.props["seq"] as! Int } == Array(500..<1_500))
+        #expect(try events.map { try $0.requiredInt("seq") } == Array(500..<1_500))
         #expect(test.client.counters.isBalanced, "\(test.client.counters)")
         await test.tearDown()
     }
@@ -173,7 +173,7 @@ struct BeforeConfigureTests {
         test.client.setEnabled(true)
         test.client.track("two")
         let events = try await test.flushedEvents()
-        #expect(events.map { $0["event"] as? String } == ["two"], "the opt-out deleted 'one'")
+        #expect(events.map { $0.name } == ["two"], "the opt-out deleted 'one'")
         #expect(test.client.counters.isBalanced)
         await test.tearDown()
     }

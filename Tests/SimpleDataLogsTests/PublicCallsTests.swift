@@ -12,16 +12,16 @@ struct PublicCallsTests {
         let events = try await test.flushedEvents()
         try #require(events.count == 1)
         let event = events[0]
-        #expect(event["event"] as? String == "screenshot_taken")
-        let id = try #require(event["event_id"] as? String)
+        #expect(event.name == "screenshot_taken")
+        let id = event.eventID
         #expect(id.count == 36 && id == id.lowercased())
         #expect(Array(id)[14] == "7", "a version-7 UUID")
-        #expect(event["ts"] as? Int64 == test.wallClock.now().millisecondsSince1970)
-        #expect(event.props["type"] as? String == "area")
-        #expect(event.props["count"] as? Int == 3)
-        #expect(event.props["ratio"] as? Double == 0.5)
-        #expect(event.props["pro"] as? Bool == true)
-        #expect(event["device_id"] == nil)
+        #expect(event.ts == test.wallClock.now().millisecondsSince1970)
+        #expect(event.props["type"] == "area")
+        #expect(event.props["count"] == 3)
+        #expect(event.props["ratio"] == 0.5)
+        #expect(event.props["pro"] == true)
+        #expect(event.deviceID == nil)
         #expect(test.client.counters.isBalanced)
         await test.tearDown()
     }
@@ -34,8 +34,8 @@ struct PublicCallsTests {
         test.client.setDefaultProperties(["app_version": "1.1"])
         test.client.track("second")
         let events = try await test.flushedEvents()
-        #expect(events[0].props["distribution"] as? String == "website")
-        #expect(events[1].props["app_version"] as? String == "1.1")
+        #expect(events[0].props["distribution"] == "website")
+        #expect(events[1].props["app_version"] == "1.1")
         #expect(events[1].props["distribution"] == nil, "replaced, not merged")
         await test.tearDown()
     }
@@ -46,8 +46,8 @@ struct PublicCallsTests {
         test.client.setDefaultProperties(["plan": "free", "app_version": "1.0"])
         test.client.track("upgrade", properties: ["plan": "pro"])
         let event = try #require(try await test.flushedEvents().first)
-        #expect(event.props["plan"] as? String == "pro")
-        #expect(event.props["app_version"] as? String == "1.0")
+        #expect(event.props["plan"] == "pro")
+        #expect(event.props["app_version"] == "1.0")
         await test.tearDown()
     }
 
@@ -59,8 +59,8 @@ struct PublicCallsTests {
         test.client.setDeviceID(nil)
         test.client.track("without")
         let events = try await test.flushedEvents()
-        #expect(events[0]["device_id"] as? String == "device-1")
-        #expect(events[1].keys.contains("device_id") == false)
+        #expect(events[0].deviceID == "device-1")
+        #expect(events[1].deviceID == nil)
         await test.tearDown()
     }
 
@@ -78,7 +78,7 @@ struct PublicCallsTests {
             }
         }
         test.client.track("after-scope")
-        let byName = Dictionary(uniqueKeysWithValues: try await test.flushedEvents().map { ($0["event"] as! String, $0["device_id"] as? String) })
+        let byName = Dictionary(uniqueKeysWithValues: try await test.flushedEvents().map { ($0.name, $0.deviceID) })
         #expect(byName["plain"] == "app-wide")
         #expect(byName["per-event"] == "request-device")
         #expect(byName["scoped"] == "scoped")
@@ -95,10 +95,10 @@ struct PublicCallsTests {
         test.client.track("purchase", eventID: id)
         test.client.trackScreen("Settings", properties: ["from": "menu"])
         let events = try await test.flushedEvents()
-        #expect(events[0]["event_id"] as? String == id.uuidString.lowercased())
-        #expect(events[1]["event"] as? String == "screen_view")
-        #expect(events[1].props["screen"] as? String == "Settings")
-        #expect(events[1].props["from"] as? String == "menu")
+        #expect(events[0].eventID == id.uuidString.lowercased())
+        #expect(events[1].name == "screen_view")
+        #expect(events[1].props["screen"] == "Settings")
+        #expect(events[1].props["from"] == "menu")
         await test.tearDown()
     }
 
@@ -113,7 +113,7 @@ struct PublicCallsTests {
         }
         let events = try await test.flushedEvents()
         #expect(events.count == 10_000)
-        let mismatches = events.filter { ($0["device_id"] as? String) != "device-\($0.props["index"] as! Int)" }
+        let mismatches = try events.filter { $0.deviceID != "device-\(try $0.requiredInt("index"))" }
         #expect(mismatches.isEmpty)
         #expect(test.client.counters.isBalanced, "\(test.client.counters)")
         await test.tearDown()
@@ -152,7 +152,7 @@ struct PublicCallsTests {
         }
         task.cancel()
         await task.value
-        #expect(try await test.flushedEvents().map { $0["event"] as? String } == ["after-cancel"])
+        #expect(try await test.flushedEvents().map { $0.name } == ["after-cancel"])
         await test.tearDown()
     }
 }

@@ -18,7 +18,7 @@ struct ValidationTests {
         // The clock moves on before the pipeline looks: the age is judged at track() time.
         test.wallClock.advance(by: 5)
         let events = try await test.flushedEvents()
-        let byName = Dictionary(uniqueKeysWithValues: events.map { ($0["event"] as! String, $0["ts"] as! Int64) })
+        let byName = Dictionary(uniqueKeysWithValues: events.map { ($0.name, $0.ts) })
         #expect(byName["at-limit"] == now.addingTimeInterval(-3_650 * Self.day).millisecondsSince1970)
         #expect(byName["just-over"] == nil)
         #expect(byName["future"] == now.millisecondsSince1970)
@@ -49,7 +49,7 @@ struct ValidationTests {
         test.client.track("del\u{7F}name")
         test.client.track(twoHundredBytes)
         let events = try await test.flushedEvents()
-        #expect(events.map { $0["event"] as? String } == [twoHundredBytes])
+        #expect(events.map { $0.name } == [twoHundredBytes])
         #expect(test.client.counters.invalid == 4)
         #expect(test.client.counters.isBalanced)
         await test.tearDown()
@@ -72,9 +72,9 @@ struct ValidationTests {
         // 4,097 two-byte characters: 8,194 bytes; the cut must not split the last one.
         test.client.track("long", properties: ["text": .string(String(repeating: "é", count: 4_097)), "emoji": .string(String(repeating: "👍", count: 2_049))])
         let event = try #require(try await test.flushedEvents().first)
-        let text = try #require(event.props["text"] as? String)
+        let text = try #require(event.string("text"))
         #expect(text.utf8.count == 8_192 && text.count == 4_096)
-        let emoji = try #require(event.props["emoji"] as? String)
+        let emoji = try #require(event.string("emoji"))
         #expect(emoji.utf8.count == 8_192 && emoji.count == 2_048)
         await test.tearDown()
     }
@@ -96,10 +96,10 @@ struct ValidationTests {
         test.client.track("sync_finished", properties: ["app_state": "background"])
         test.client.track("odd", properties: ["app_state": "asleep", "x": 1])
         let events = try await test.flushedEvents()
-        #expect(events[0]["app_state"] as? String == "background")
+        #expect(events[0].appState == "background")
         #expect(events[0].props["app_state"] == nil)
         // The invalid value is dropped; the SDK's own activity stamp stands in (a server: background).
-        #expect(events[1]["app_state"] as? String == "background" && events[1].props["app_state"] == nil && events[1].props["x"] as? Int == 1)
+        #expect(events[1].appState == "background" && events[1].props["app_state"] == nil && events[1].props["x"] == 1)
         #expect(test.log.lines(containing: "app_state other than").count == 1)
         await test.tearDown()
     }
@@ -111,7 +111,7 @@ struct ValidationTests {
         test.client.track("a")
         test.client.track("b", deviceID: "")
         let events = try await test.flushedEvents()
-        #expect(events.allSatisfy { $0["device_id"] == nil })
+        #expect(events.allSatisfy { $0.deviceID == nil })
         #expect(test.log.lines(containing: "setDeviceID").count == 1)
         await test.tearDown()
     }
@@ -124,7 +124,7 @@ struct ValidationTests {
         for _ in 0..<20 { test.client.track("huge", properties: properties) }
         test.client.track("small")
         let events = try await test.flushedEvents()
-        #expect(events.map { $0["event"] as? String } == ["small"])
+        #expect(events.map { $0.name } == ["small"])
         #expect(test.client.counters.droppedTooLarge == 20)
         #expect(test.client.counters.isBalanced)
         #expect(test.log.lines.filter { $0.message.contains("too large for a 256 KiB request") }.count == 1, "one line, not one per event")
@@ -137,8 +137,8 @@ struct ValidationTests {
         let nasty = "quote\" backslash\\ newline\n nul\u{0} bell\u{7} emoji 👍 \u{2028}"
         test.client.track("escape", properties: ["nasty": .string(nasty), nasty: true])
         let event = try #require(try await test.flushedEvents().first)
-        #expect(event.props["nasty"] as? String == nasty)
-        #expect(event.props[nasty] as? Bool == true)
+        #expect(event.props["nasty"] == .string(nasty))
+        #expect(event.props[nasty] == true)
         await test.tearDown()
     }
 }

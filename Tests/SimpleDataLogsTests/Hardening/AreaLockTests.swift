@@ -33,8 +33,8 @@ struct AreaLockTests {
         // The live process is gone now: the next launch adopts its area, events once each.
         let third = TestClient(directory: directory)
         let events = try await third.flushedEvents()
-        #expect(events.filter { $0["event"] as? String == "held" }.count == 30)
-        #expect(events.filter { $0["event"] as? String == "second" }.count == 1)
+        #expect(events.filter { $0.name == "held" }.count == 30)
+        #expect(events.filter { $0.name == "second" }.count == 1)
         await third.tearDown()
     }
 }

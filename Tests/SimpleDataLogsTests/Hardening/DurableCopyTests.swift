@@ -19,13 +19,13 @@ struct DurableCopyTests {
         // The next write rewrites the whole open batch; it fails too.
         test.client.track("e", properties: ["seq": 11])
         await test.drain()
-        let onDisk = try test.journaledEvents().compactMap { $0.props["seq"] as? Int }
+        let onDisk = try test.journaledEvents().compactMap { $0.int("seq") }
         #expect(Array(onDisk.prefix(10)) == Array(0..<10), "the 10 written records survive a kill at this moment: \(onDisk)")
         // The disk is back: the rewrite replaces the journal whole, by a rename.
         fileSystem.clearAll()
         test.client.track("e", properties: ["seq": 12])
         let events = try await test.flushedEvents()
-        #expect(events.compactMap { $0.props["seq"] as? Int } == Array(0..<13))
+        #expect(events.compactMap { $0.int("seq") } == Array(0..<13))
         #expect(!JournalReader.files(under: test.directory.path).contains { $0.contains("/tmp/") })
         await test.tearDown()
     }

@@ -13,7 +13,7 @@ struct FullDiskCopyTests {
         await delivery.test.drain()
         fileSystem.failOpens(with: ENOSPC)
         await delivery.client.flush()
-        let onDisk = try JournalReader.events(inOutbox: delivery.test.directory.path).compactMap { $0.props["seq"] as? Int }
+        let onDisk = try JournalReader.events(inOutbox: delivery.test.directory.path).compactMap { $0.int("seq") }
         #expect(onDisk.sorted() == Array(0..<16), "the parent's file is still the durable copy: \(onDisk)")
         #expect(delivery.client.counters.pending == 16 && delivery.client.counters.isBalanced)
         fileSystem.clearAll()
@@ -44,14 +44,14 @@ struct FullDiskCopyTests {
         let next = TestClient(faults: fileSystem.injection, directory: directory)
         await next.drain()
         #expect(next.client.counters.recovered == 10)
-        let onDisk = try JournalReader.events(inOutbox: directory.path).compactMap { $0.props["seq"] as? Int }
+        let onDisk = try JournalReader.events(inOutbox: directory.path).compactMap { $0.int("seq") }
         #expect(onDisk.sorted() == Array(0..<10), "the journal is still the durable copy: \(onDisk)")
         await next.client.shutdown()
 
         // The disk is back: the next launch seals it once, no event twice.
         let last = TestClient(directory: directory)
         await last.drain()
-        let events = try last.journaledEvents().compactMap { $0.props["seq"] as? Int }
+        let events = try last.journaledEvents().compactMap { $0.int("seq") }
         #expect(events.sorted() == Array(0..<10))
         await last.tearDown()
     }

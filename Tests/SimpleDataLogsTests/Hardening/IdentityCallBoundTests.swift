@@ -20,8 +20,8 @@ struct IdentityCallBoundTests {
         test.configure()
         let events = try await test.flushedEvents()
         #expect(events.count == 1)
-        #expect(events.first?["device_id"] as? String == "device-99999")
-        #expect(events.first?.props["round"] as? Int == 99_999)
+        #expect(events.first?.deviceID == "device-99999")
+        #expect(events.first?.props["round"] == 99_999)
         await test.tearDown()
     }
 
@@ -38,7 +38,7 @@ struct IdentityCallBoundTests {
         test.configure()
         let events = try await test.flushedEvents()
         #expect(events.count == 1)
-        #expect(events.first?["app_state"] as? String == "active", "the input just before it counts")
+        #expect(events.first?.appState == "active", "the input just before it counts")
         await test.tearDown()
     }
 }

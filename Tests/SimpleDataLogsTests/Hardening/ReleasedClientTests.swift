@@ -50,7 +50,7 @@ struct ReleasedClientTests {
 
         let next = TestClient(directory: directory)
         let events = try await next.flushedEvents()
-        #expect(events.filter { $0["event"] as? String == "released" }.count == 25)
+        #expect(events.filter { $0.name == "released" }.count == 25)
         let area = await next.client.pipeline!.outbox.area?.folder
         #expect(area == directory.path + "/areas/a0", "the released client's area was free again")
         await next.tearDown()

@@ -24,7 +24,7 @@ struct ReliabilityDiskAndInputTests {
         }
         let second = TestClient(directory: directory)
         await second.drain()
-        let seqs = try second.journaledEvents().compactMap { $0.props["seq"] as? Int }
+        let seqs = try second.journaledEvents().compactMap { $0.int("seq") }
         #expect(Set(seqs).count == seqs.count, "nothing twice")
         // Three bytes per file can damage at most three records per file (a header too).
         #expect(seqs.count >= 230 - 3 * files.count, "seed \(seed): \(seqs.count) survived")
@@ -73,8 +73,8 @@ struct ReliabilityDiskAndInputTests {
         #expect(events.count == 6)
         let counters = test.client.counters
         #expect(counters.invalid == 4 && counters.isBalanced, "\(counters)")
-        #expect(events.contains { ($0.props["big"] as? String)?.utf8.count == 8_192 })
-        #expect(events.contains { $0.props["int"] as? Int64 == .max || ($0.props["int"] as? Int) == Int.max })
+        #expect(events.contains { $0.string("big")?.utf8.count == 8_192 })
+        #expect(events.contains { $0.props["int"] == .int(.max) })
         await test.tearDown()
     }
 

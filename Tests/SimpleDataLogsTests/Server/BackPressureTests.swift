@@ -23,7 +23,7 @@ struct BackPressureTests {
         gate.open()
         #expect(await waiting.value == .accepted)
         let events = try await test.flushedEvents()
-        #expect(events.map { $0.props["seq"] as! Int } == Array(0...100))
+        #expect(try events.map { try $0.requiredInt("seq") } == Array(0...100))
         #expect(client.counters.skippedBacklog == 0 && client.counters.isBalanced)
         await test.tearDown()
     }
@@ -101,7 +101,7 @@ struct BackPressureTests {
         }
         #expect(outcomes.count == 20_000 && outcomes.allSatisfy { $0 == .accepted })
         let events = try await test.flushedEvents()
-        let seqs = Set(events.map { $0.props["seq"] as! Int })
+        let seqs = Set(try events.map { try $0.requiredInt("seq") })
         #expect(events.count == 20_000 && seqs.count == 20_000 && seqs.min() == 0 && seqs.max() == 19_999)
         let counters = client.counters
         #expect(counters.skippedBacklog == 0 && counters.tracked == 20_000 && counters.isBalanced, "\(counters)")

@@ -87,7 +87,7 @@ struct LimitsTests {
         client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_sec_test0000000000", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: directory.url))
         await client.journalEverythingTrackedSoFar()
         let events = try JournalReader.events(inOutbox: directory.path)
-        #expect(events.map { $0.props["seq"] as! Int } == Array(500..<3_500), "the newest 3,000, in order")
+        #expect(try events.map { try $0.requiredInt("seq") } == Array(500..<3_500), "the newest 3,000, in order")
         #expect(log.lines.filter { $0.message.contains("More than 3000 events were tracked before configure") }.count == 1)
         await client.shutdown()
         directory.remove()

@@ -22,9 +22,9 @@ struct AppLifecycleTests {
         test.client.respond(to: .becameActive)
         test.client.track("first")
         let events = try await test.flushedEvents()
-        #expect(events.map { $0["event"] as? String } == ["app_launched", "session_start", "first"] || events.map { $0["event"] as? String } == ["session_start", "app_launched", "first"], "\(events.map { $0["event"] ?? "" })")
-        #expect(events.last?["app_state"] as? String == "active")
-        #expect(Set(events.compactMap { $0["session_id"] as? String }).count == 1, "one session: the launch's")
+        #expect(events.map { $0.name } == ["app_launched", "session_start", "first"] || events.map { $0.name } == ["session_start", "app_launched", "first"], "\(events.map(\.name))")
+        #expect(events.last?.appState == "active")
+        #expect(Set(events.compactMap { $0.sessionID }).count == 1, "one session: the launch's")
         await test.tearDown()
     }
 

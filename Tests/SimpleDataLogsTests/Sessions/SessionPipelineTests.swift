@@ -17,10 +17,10 @@ struct SessionPipelineTests {
         test.wallClock.advance(by: 31 * 60)
         test.client.track("third")
         let events = try await test.flushedEvents()
-        #expect(events.map { $0["event"] as? String } == ["session_start", "first", "second", "session_end", "session_start", "third"])
-        #expect(events[3].props["duration_s"] as? Int == 60)
-        #expect(events[1]["session_id"] as? String == events[0]["session_id"] as? String)
-        #expect(events[5]["session_id"] as? String != events[1]["session_id"] as? String)
+        #expect(events.map { $0.name } == ["session_start", "first", "second", "session_end", "session_start", "third"])
+        #expect(events[3].props["duration_s"] == 60)
+        #expect(events[1].sessionID == events[0].sessionID)
+        #expect(events[5].sessionID != events[1].sessionID)
         #expect(test.client.counters.isBalanced, "\(test.client.counters)")
         await test.tearDown()
     }
@@ -39,10 +39,10 @@ struct SessionPipelineTests {
         let second = TestClient(directory: directory, adjust: { $0.autocapture = .sessions })
         await second.drain()
         let events = try second.journaledEvents()
-        let end = try #require(events.first { $0["event"] as? String == "session_end" })
-        #expect(end["ts"] as? Int64 == lastActivity)
-        #expect(end.props["duration_s"] as? Int == 42)
-        #expect(end["session_id"] as? String == events.first { $0["event"] as? String == "a" }?["session_id"] as? String)
+        let end = try #require(events.first { $0.name == "session_end" })
+        #expect(end.ts == lastActivity)
+        #expect(end.props["duration_s"] == 42)
+        #expect(end.sessionID == events.first { $0.name == "a" }?.sessionID)
         #expect(second.client.counters.isBalanced, "\(second.client.counters)")
         await second.tearDown()
     }
@@ -57,18 +57,18 @@ struct SessionPipelineTests {
         test.client.track("mine", properties: ["app_state": "background"])
         test.client.track("old", at: test.wallClock.now().addingTimeInterval(-60))
         let events = try await test.flushedEvents()
-        #expect(events[0]["app_state"] as? String == "background" && events[0]["engaged_ms"] as? Int == 0)
-        #expect(events[1]["app_state"] as? String == "active" && events[1]["engaged_ms"] as? Int == 2_000)
-        #expect(events[2]["app_state"] as? String == "background")
-        #expect(events[3]["app_state"] == nil && events[3]["engaged_ms"] == nil)
+        #expect(events[0].appState == "background" && events[0].engagedMilliseconds == 0)
+        #expect(events[1].appState == "active" && events[1].engagedMilliseconds == 2_000)
+        #expect(events[2].appState == "background")
+        #expect(events[3].appState == nil && events[3].engagedMilliseconds == nil)
         await test.tearDown()
 
         let off = TestClient(adjust: { $0.activity = .off })
         off.client.track("plain")
         off.client.track("mine", properties: ["app_state": "active"])
         let offEvents = try await off.flushedEvents()
-        #expect(offEvents[0]["app_state"] == nil && offEvents[0]["engaged_ms"] == nil)
-        #expect(offEvents[1]["app_state"] as? String == "active" && offEvents[1]["engaged_ms"] == nil)
+        #expect(offEvents[0].appState == nil && offEvents[0].engagedMilliseconds == nil)
+        #expect(offEvents[1].appState == "active" && offEvents[1].engagedMilliseconds == nil)
         await off.tearDown()
     }
 
@@ -78,10 +78,10 @@ struct SessionPipelineTests {
         for launch in 0..<2 {
             let test = TestClient(directory: directory, adjust: { $0.autocapture = [.appLaunches, .sessions] })
             await test.drain()
-            let launched = try test.journaledEvents().filter { $0["event"] as? String == "app_launched" }
+            let launched = try test.journaledEvents().filter { $0.name == "app_launched" }
             #expect(launched.count == launch + 1)
-            #expect(launched.last?.props["is_first_launch"] as? Bool == (launch == 0))
-            #expect(launched.last?["session_id"] is String, "a launch starts a session without any track call")
+            #expect(launched.last?.props["is_first_launch"] == .bool(launch == 0))
+            #expect(launched.last?.sessionID != nil, "a launch starts a session without any track call")
             await test.client.shutdown()
         }
         directory.remove()
@@ -93,9 +93,9 @@ struct SessionPipelineTests {
         test.client.track("req", deviceID: "device-a")
         test.client.track("req", deviceID: "device-b")
         test.client.withDeviceID("device-a") { test.client.track("req") }
-        let events = try await test.flushedEvents().filter { $0["event"] as? String == "req" }
-        let a = Set(events.filter { $0["device_id"] as? String == "device-a" }.compactMap { $0["session_id"] as? String })
-        let b = Set(events.filter { $0["device_id"] as? String == "device-b" }.compactMap { $0["session_id"] as? String })
+        let events = try await test.flushedEvents().filter { $0.name == "req" }
+        let a = Set(events.filter { $0.deviceID == "device-a" }.compactMap { $0.sessionID })
+        let b = Set(events.filter { $0.deviceID == "device-b" }.compactMap { $0.sessionID })
         #expect(a.count == 1 && b.count == 1 && a != b)
         await test.tearDown()
     }

@@ -69,12 +69,12 @@ struct TestClient: Sendable {
 
     /// Every event stored in the outbox (sealed batches oldest first, then journals), parsed
     /// from the bytes on disk.
-    func journaledEvents() throws -> [[String: Any]] {
+    func journaledEvents() throws -> [JournaledEvent] {
         try JournalReader.events(inOutbox: directory.path)
     }
 
     /// Journals everything tracked so far, then reads the journal.
-    func flushedEvents() async throws -> [[String: Any]] {
+    func flushedEvents() async throws -> [JournaledEvent] {
         await drain()
         return try journaledEvents()
     }
@@ -86,14 +86,15 @@ struct TestClient: Sendable {
     }
 }
 
-/// Reads outbox files the way recovery will: by the record framing, then JSON per payload.
+/// Reads outbox files the way recovery will: by the record framing, then each payload decoded
+/// as a `JournaledEvent`.
 enum JournalReader {
     /// Every event in the outbox at `root`, all areas: batches in name order (oldest first),
     /// set-aside batches, then journals in sequence order.
-    static func events(inOutbox root: String, includeSetAside: Bool = false) throws -> [[String: Any]] {
+    static func events(inOutbox root: String, includeSetAside: Bool = false) throws -> [JournaledEvent] {
         let files = FileManager.default
         let areas = ((try? files.contentsOfDirectory(atPath: root + "/areas")) ?? []).sorted()
-        var events: [[String: Any]] = []
+        var events: [JournaledEvent] = []
         for area in areas {
             let folder = root + "/areas/" + area
             var folders = [folder + "/batches"]
@@ -111,16 +112,15 @@ enum JournalReader {
     }
 
     /// The events in one journal or batch file (a batch's header record is skipped).
-    static func events(inFile path: String) throws -> [[String: Any]] {
+    static func events(inFile path: String) throws -> [JournaledEvent] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let decoder = JSONDecoder()
         return try bytes.withUnsafeBytes { raw in
             try JournalRecord.scan(raw).records.compactMap { range in
                 let payload = Data(raw[range])
-                guard let object = try JSONSerialization.jsonObject(with: payload) as? [String: Any] else {
-                    throw JournalReaderError.notAnObject
-                }
-                return object["sdl_batch"] == nil ? object : nil
+                if try decoder.decode(BatchHeaderProbe.self, from: payload).isHeader { return nil }
+                return try decoder.decode(JournaledEvent.self, from: payload)
             }
         }
     }
@@ -137,11 +137,4 @@ enum JournalReader {
         }
         return names.sorted()
     }
-
-    enum JournalReaderError: Error { case notAnObject }
-}
-
-extension Dictionary where Key == String, Value == Any {
-    /// The event's `props` object.
-    var props: [String: Any] { self["props"] as? [String: Any] ?? [:] }
 }
