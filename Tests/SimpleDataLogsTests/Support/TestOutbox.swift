@@ -79,11 +79,51 @@ struct TestClient: Sendable {
         return try journaledEvents()
     }
 
-    /// Shuts the client down and removes its folder.
+    /// Shuts the client down and removes its folder. Safe to call again (shutting down twice is a
+    /// no-op, and the folder is already gone): the scope of `withTestClient` calls it even when
+    /// the test already did.
     func tearDown() async {
         await client.shutdown()
         directory.remove()
     }
+}
+
+/// Runs `body` with a fresh `TestClient` and tears it down however `body` ends, a thrown error (a
+/// failed `#require`) included, so no client's threads or files outlive the test. The parameters
+/// are `TestClient.init`'s. Returns what `body` returns.
+func withTestClient<Result>(
+    configure: Bool = true, key: String = "sdl_pub_test0000000000", gate: WriterGate? = nil,
+    tuning: ClientTuning = ClientTuning(), faults: FaultInjection = FaultInjection(),
+    directory: TemporaryDirectory = TemporaryDirectory(),
+    environment: [String: String] = [:], endpoint: URL? = nil,
+    adjust: @escaping @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { _ in },
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (TestClient) async throws -> Result
+) async rethrows -> Result {
+    let test = TestClient(
+        configure: configure, key: key, gate: gate, tuning: tuning, faults: faults, directory: directory,
+        environment: environment, endpoint: endpoint, adjust: adjust
+    )
+    return try await tearingDown(test, with: { await $0.tearDown() }, body)
+}
+
+/// Runs `body` with `resource`, then `tearDown` on every way out: after `body` returns, and
+/// before its error propagates when it throws. The one place the "tear down even when a
+/// `#require` fails" rule is written, for `withTestClient` and `withDelivery`.
+func tearingDown<Resource: Sendable, Result>(
+    _ resource: Resource, with tearDown: (Resource) async -> Void,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (Resource) async throws -> Result
+) async rethrows -> Result {
+    let result: Result
+    do {
+        result = try await body(resource)
+    } catch {
+        await tearDown(resource)
+        throw error
+    }
+    await tearDown(resource)
+    return result
 }
 
 /// Reads outbox files the way recovery will: by the record framing, then each payload decoded
