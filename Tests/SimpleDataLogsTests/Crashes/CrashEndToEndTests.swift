@@ -27,21 +27,21 @@ struct CrashEndToEndTests {
         #expect(withSDK.reason == .uncaughtSignal)
 
         let ingest = try LocalIngest()
-        let relaunched = TestClient(directory: directory, endpoint: ingest.endpoint, adjust: { $0.crashReasonRedaction = .standard })
-        await relaunched.client.flush()
-        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
-        #expect(crashes.count == 1)
-        #expect(crashes.first?.properties["exception_name"] == .string(signal))
-        if case .string(let reason)? = crashes.first?.properties["reason"] {
-            #expect(reason.hasPrefix("fatal signal #"), "redacted digits: \(reason)")
-        } else {
-            Issue.record("no reason")
+        await withTestClient(directory: directory, endpoint: ingest.endpoint, adjust: { $0.crashReasonRedaction = .standard }) { relaunched in
+            await relaunched.client.flush()
+            let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+            #expect(crashes.count == 1)
+            #expect(crashes.first?.properties["exception_name"] == .string(signal))
+            if case .string(let reason)? = crashes.first?.properties["reason"] {
+                #expect(reason.hasPrefix("fatal signal #"), "redacted digits: \(reason)")
+            } else {
+                Issue.record("no reason")
+            }
+            if case .string(let stack)? = crashes.first?.properties["stack"] {
+                #expect(stack.contains("+0x") && !stack.contains("/"), "module+offset frames, no paths")
+            }
+            #expect(ingest.receivedEvents.contains { $0.name == "before_crash" }, "the events before the crash arrive too")
         }
-        if case .string(let stack)? = crashes.first?.properties["stack"] {
-            #expect(stack.contains("+0x") && !stack.contains("/"), "module+offset frames, no paths")
-        }
-        #expect(ingest.receivedEvents.contains { $0.name == "before_crash" }, "the events before the crash arrive too")
-        await relaunched.tearDown()
         ingest.stop()
         try? FileManager.default.removeItem(atPath: path + "-control")
     }

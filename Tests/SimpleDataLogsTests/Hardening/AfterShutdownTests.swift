@@ -7,27 +7,25 @@ import SimpleDataLogsTesting
 struct AfterShutdownTests {
     @Test("flush() after shutdown() returns at once instead of waiting forever")
     func flushAfterShutdown() async throws {
-        let delivery = try Delivery()
-        delivery.track(0..<3)
-        await delivery.client.shutdown()
-        let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
-        #expect(result.delivered == 0)
-        delivery.ingest.stop()
-        delivery.test.directory.remove()
+        try await withDelivery { delivery in
+            delivery.track(0..<3)
+            await delivery.client.shutdown()
+            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            #expect(result.delivered == 0)
+        }
     }
 
     @Test("a delivery-report subscription made after shutdown is finished at once")
     func reportsAfterShutdown() async throws {
-        let delivery = try Delivery()
-        await delivery.client.shutdown()
-        let reports = delivery.client.deliveryReports()
-        let count = try await UploaderFixture.withTimeout(.seconds(30)) {
-            var count = 0
-            for await _ in reports { count += 1 }
-            return count
+        try await withDelivery { delivery in
+            await delivery.client.shutdown()
+            let reports = delivery.client.deliveryReports()
+            let count = try await UploaderFixture.withTimeout(.seconds(30)) {
+                var count = 0
+                for await _ in reports { count += 1 }
+                return count
+            }
+            #expect(count == 0)
         }
-        #expect(count == 0)
-        delivery.ingest.stop()
-        delivery.test.directory.remove()
     }
 }

@@ -31,11 +31,11 @@ struct AreaLockTests {
         #expect(refused, "sdl outbox sees the area as held too")
         await second.client.shutdown()
         // The live process is gone now: the next launch adopts its area, events once each.
-        let third = TestClient(directory: directory)
-        let events = try await third.flushedEvents()
-        #expect(events.filter { $0["event"] as? String == "held" }.count == 30)
-        #expect(events.filter { $0["event"] as? String == "second" }.count == 1)
-        await third.tearDown()
+        try await withTestClient(directory: directory) { third in
+            let events = try await third.flushedEvents()
+            #expect(events.filter { $0.name == "held" }.count == 30)
+            #expect(events.filter { $0.name == "second" }.count == 1)
+        }
     }
 }
 

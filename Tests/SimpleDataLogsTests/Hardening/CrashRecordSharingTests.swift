@@ -30,12 +30,12 @@ struct CrashRecordSharingTests {
     /// The next launch sends the record as one `app_crashed` under the record's id, and deletes it.
     static func relaunchSendsOnce(_ id: UUID, from directory: TemporaryDirectory) async throws {
         let ingest = try LocalIngest()
-        let relaunched = TestClient(directory: directory, endpoint: ingest.endpoint)
-        await relaunched.client.flush()
-        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
-        #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()])
-        #expect(recordFiles(in: directory).isEmpty)
-        await relaunched.tearDown()
+        await withTestClient(directory: directory, endpoint: ingest.endpoint) { relaunched in
+            await relaunched.client.flush()
+            let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+            #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()])
+            #expect(recordFiles(in: directory).isEmpty)
+        }
         ingest.stop()
     }
 
@@ -58,13 +58,13 @@ struct CrashRecordSharingTests {
         #expect(first.reason == .uncaughtSignal && first.status == SIGABRT)
 
         let ingest = try LocalIngest()
-        let relaunched = TestClient(directory: directory, endpoint: ingest.endpoint)
-        await relaunched.client.flush()
-        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
-        #expect(crashes.count == 1, "the first process's crash, recorded after the second launch")
-        #expect(crashes.first?.properties["exception_name"] == .string("SIGABRT"))
-        #expect(Self.recordFiles(in: directory).isEmpty, "both records taken: the crash sent, the clean exit's empty one deleted")
-        await relaunched.tearDown()
+        await withTestClient(directory: directory, endpoint: ingest.endpoint) { relaunched in
+            await relaunched.client.flush()
+            let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+            #expect(crashes.count == 1, "the first process's crash, recorded after the second launch")
+            #expect(crashes.first?.properties["exception_name"] == .string("SIGABRT"))
+            #expect(Self.recordFiles(in: directory).isEmpty, "both records taken: the crash sent, the clean exit's empty one deleted")
+        }
         ingest.stop()
     }
 
@@ -74,16 +74,16 @@ struct CrashRecordSharingTests {
         let id = try Self.plantRecord(in: directory)
         let ingest = try LocalIngest()
         let gate = WriterGate()
-        let test = TestClient(gate: gate, directory: directory, endpoint: ingest.endpoint)
-        #expect(Self.recordFiles(in: directory).count == 1, "taken, but its event is not on disk yet")
-        #expect(CrashRecordFiles.takeLeftovers(in: directory.path, fileSystem: PosixFileSystem()).isEmpty, "locked by the launch that took it")
-        gate.open()
-        await test.drain()
-        #expect(Self.recordFiles(in: directory).isEmpty)
-        await test.client.flush()
-        let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
-        #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()])
-        await test.tearDown()
+        await withTestClient(gate: gate, directory: directory, endpoint: ingest.endpoint) { test in
+            #expect(Self.recordFiles(in: directory).count == 1, "taken, but its event is not on disk yet")
+            #expect(CrashRecordFiles.takeLeftovers(in: directory.path, fileSystem: PosixFileSystem()).isEmpty, "locked by the launch that took it")
+            gate.open()
+            await test.drain()
+            #expect(Self.recordFiles(in: directory).isEmpty)
+            await test.client.flush()
+            let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+            #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()])
+        }
         ingest.stop()
     }
 
@@ -123,14 +123,14 @@ struct CrashRecordSharingTests {
         let directory = TemporaryDirectory()
         _ = try Self.plantRecord(in: directory)
         let gate = WriterGate()
-        let test = TestClient(gate: gate, directory: directory)
-        _ = try Self.plantRecord(in: directory) // another ended process's, arriving after the launch
-        test.client.setEnabled(false)
-        gate.open()
-        await test.drain()
-        #expect(Self.recordFiles(in: directory).isEmpty)
-        #expect(try test.journaledEvents().isEmpty)
-        await test.tearDown()
+        try await withTestClient(gate: gate, directory: directory) { test in
+            _ = try Self.plantRecord(in: directory) // another ended process's, arriving after the launch
+            test.client.setEnabled(false)
+            gate.open()
+            await test.drain()
+            #expect(Self.recordFiles(in: directory).isEmpty)
+            #expect(try test.journaledEvents().isEmpty)
+        }
     }
 }
 #endif

@@ -8,19 +8,19 @@ struct FullDiskCopyTests {
     @Test("a 413 split on a full disk is undone: the parent's file stays until both halves are files, then it splits and everything is delivered")
     func splitOnFullDisk() async throws {
         let fileSystem = FaultInjectingFileSystem()
-        let delivery = try Delivery(ingest: LocalIngest.Configuration(maxBodyBytes: 2_000), faults: fileSystem.injection, adjust: { $0.compressesRequests = false })
-        delivery.track(0..<16)
-        await delivery.test.drain()
-        fileSystem.failOpens(with: ENOSPC)
-        await delivery.client.flush()
-        let onDisk = try JournalReader.events(inOutbox: delivery.test.directory.path).compactMap { $0.props["seq"] as? Int }
-        #expect(onDisk.sorted() == Array(0..<16), "the parent's file is still the durable copy: \(onDisk)")
-        #expect(delivery.client.counters.pending == 16 && delivery.client.counters.isBalanced)
-        fileSystem.clearAll()
-        for _ in 0..<6 where delivery.client.counters.delivered < 16 { await delivery.client.flush() }
-        #expect(delivery.deliveredSeqs == Array(0..<16))
-        #expect(delivery.client.counters.isBalanced)
-        await delivery.tearDown()
+        try await withDelivery(ingest: LocalIngest.Configuration(maxBodyBytes: 2_000), faults: fileSystem.injection, adjust: { $0.compressesRequests = false }) { delivery in
+            delivery.track(0..<16)
+            await delivery.test.drain()
+            fileSystem.failOpens(with: ENOSPC)
+            await delivery.client.flush()
+            let onDisk = try JournalReader.events(inOutbox: delivery.test.directory.path).compactMap { $0.int("seq") }
+            #expect(onDisk.sorted() == Array(0..<16), "the parent's file is still the durable copy: \(onDisk)")
+            #expect(delivery.client.counters.pending == 16 && delivery.client.counters.isBalanced)
+            fileSystem.clearAll()
+            for _ in 0..<6 where delivery.client.counters.delivered < 16 { await delivery.client.flush() }
+            #expect(delivery.deliveredSeqs == Array(0..<16))
+            #expect(delivery.client.counters.isBalanced)
+        }
     }
 
     @Test("recovery on a full disk keeps the journal it could not turn into a batch file")
@@ -44,15 +44,15 @@ struct FullDiskCopyTests {
         let next = TestClient(faults: fileSystem.injection, directory: directory)
         await next.drain()
         #expect(next.client.counters.recovered == 10)
-        let onDisk = try JournalReader.events(inOutbox: directory.path).compactMap { $0.props["seq"] as? Int }
+        let onDisk = try JournalReader.events(inOutbox: directory.path).compactMap { $0.int("seq") }
         #expect(onDisk.sorted() == Array(0..<10), "the journal is still the durable copy: \(onDisk)")
         await next.client.shutdown()
 
         // The disk is back: the next launch seals it once, no event twice.
-        let last = TestClient(directory: directory)
-        await last.drain()
-        let events = try last.journaledEvents().compactMap { $0.props["seq"] as? Int }
-        #expect(events.sorted() == Array(0..<10))
-        await last.tearDown()
+        try await withTestClient(directory: directory) { last in
+            await last.drain()
+            let events = try last.journaledEvents().compactMap { $0.int("seq") }
+            #expect(events.sorted() == Array(0..<10))
+        }
     }
 }

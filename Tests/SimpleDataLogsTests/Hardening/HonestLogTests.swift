@@ -9,26 +9,26 @@ struct HonestLogTests {
     func readOnlyFolder() async throws {
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.failCreatingDirectories(containing: "/areas/a", with: EROFS)
-        let test = TestClient(faults: fileSystem.injection)
-        test.client.track("e")
-        await test.drain()
-        let errors = test.log.lines.filter { $0.level == .error }.map(\.message)
-        #expect(errors.contains { $0.contains("Could not open an outbox area") && $0.contains("Read-only file system") }, "\(errors)")
-        #expect(!errors.contains { $0.contains("held by another process") })
-        await test.tearDown()
+        await withTestClient(faults: fileSystem.injection) { test in
+            test.client.track("e")
+            await test.drain()
+            let errors = test.log.lines.filter { $0.level == .error }.map(\.message)
+            #expect(errors.contains { $0.contains("Could not open an outbox area") && $0.contains("Read-only file system") }, "\(errors)")
+            #expect(!errors.contains { $0.contains("held by another process") })
+        }
     }
 
     @Test("configure called again 40 times: no session, thread or descriptor is left behind by the ignored calls")
     func ignoredConfigureLeaksNothing() async throws {
-        let test = TestClient()
-        func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
-        test.configure()
-        let before = openDescriptors()
-        for _ in 0..<40 { test.configure() }
-        let after = openDescriptors()
-        // Other tests run in parallel in this process: allow their noise, not 40 sessions' worth.
-        #expect(after - before < 20, "\(before) → \(after) descriptors")
-        #expect(test.log.lines.filter { $0.message.contains("configure was called again") }.count == 41)
-        await test.tearDown()
+        await withTestClient { test in
+            func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+            test.configure()
+            let before = openDescriptors()
+            for _ in 0..<40 { test.configure() }
+            let after = openDescriptors()
+            // Other tests run in parallel in this process: allow their noise, not 40 sessions' worth.
+            #expect(after - before < 20, "\(before) → \(after) descriptors")
+            #expect(test.log.lines.filter { $0.message.contains("configure was called again") }.count == 41)
+        }
     }
 }

@@ -17,12 +17,12 @@ struct HostileFolderTests {
         try FileManager.default.createDirectory(atPath: directory.path + "/areas/a1", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: directory.path + "/areas/a1/journal-000000000001.log", withDestinationPath: precious)
 
-        let test = TestClient(directory: directory)
-        for seq in 0..<5 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        let events = try await test.flushedEvents()
-        #expect(events.count == 5)
-        #expect(try String(contentsOfFile: precious, encoding: .utf8) == "precious", "never written through a symlink")
-        await test.tearDown()
+        try await withTestClient(directory: directory) { test in
+            for seq in 0..<5 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            let events = try await test.flushedEvents()
+            #expect(events.count == 5)
+            #expect(try String(contentsOfFile: precious, encoding: .utf8) == "precious", "never written through a symlink")
+        }
         victim.remove()
     }
 }
@@ -39,14 +39,14 @@ struct ForeignFolderTests {
             } else {
                 #expect(chmod(directory.path, 0o777) == 0)
             }
-            let test = TestClient(directory: directory)
-            test.client.track("e")
-            await test.drain()
-            let errors = test.log.lines.filter { $0.level == .error }.map(\.message)
-            #expect(errors.contains { $0.contains("another user could plant files") }, "\(setUp): \(errors)")
-            #expect(JournalReader.files(under: directory.path).isEmpty, "\(setUp): nothing written")
-            #expect(test.client.journalWatermark.eventsWritten == 0)
-            await test.tearDown()
+            await withTestClient(directory: directory) { test in
+                test.client.track("e")
+                await test.drain()
+                let errors = test.log.lines.filter { $0.level == .error }.map(\.message)
+                #expect(errors.contains { $0.contains("another user could plant files") }, "\(setUp): \(errors)")
+                #expect(JournalReader.files(under: directory.path).isEmpty, "\(setUp): nothing written")
+                #expect(test.client.journalWatermark.eventsWritten == 0)
+            }
         }
         #expect(OutboxActor.distrust(of: "/nonexistent-\(UUID().uuidString)") == nil, "a folder to be made is ours")
     }

@@ -7,16 +7,16 @@ import SimpleDataLogsTesting
 struct KeyPauseTests {
     @Test("flushAndDisable during a 401 pause makes its one try (a probe) before the opt-out deletes")
     func flushAndDisableDuringPause() async throws {
-        let delivery = try Delivery()
-        delivery.ingest.script([.status(401)])
-        delivery.track(0..<3)
-        await delivery.client.flush()
-        #expect(delivery.ingest.summary.requests == 1, "paused by the 401")
-        delivery.track(3..<5)
-        await delivery.client.flushAndDisable(timeLimit: .seconds(10))
-        #expect(delivery.deliveredSeqs == [0, 1, 2, 3, 4], "the key works now: the last chance delivered")
-        #expect(delivery.client.counters.deletedByOptOut == 0)
-        await delivery.tearDown()
+        try await withDelivery { delivery in
+            delivery.ingest.script([.status(401)])
+            delivery.track(0..<3)
+            await delivery.client.flush()
+            #expect(delivery.ingest.summary.requests == 1, "paused by the 401")
+            delivery.track(3..<5)
+            await delivery.client.flushAndDisable(timeLimit: .seconds(10))
+            #expect(delivery.deliveredSeqs == [0, 1, 2, 3, 4], "the key works now: the last chance delivered")
+            #expect(delivery.client.counters.deletedByOptOut == 0)
+        }
     }
 
     @Test("three 401s from one round of concurrent requests count once: the first probe stays at 1 minute")
@@ -38,15 +38,15 @@ struct KeyPauseTests {
 
     @Test("end to end: 4 requests in flight all answered 401: one error line, and the probe goes at 1 minute")
     func concurrentUnauthorizedEndToEnd() async throws {
-        let delivery = try Delivery(adjust: { $0.maxConcurrentRequests = 4 })
-        delivery.ingest.script(Array(repeating: .status(401), count: 4))
-        delivery.track(0..<200)
-        await delivery.client.flush()
-        #expect(delivery.ingest.summary.requests == 4)
-        try #require(await delivery.test.clock.waitForSleepers(count: 1))
-        delivery.test.clock.advance(by: .seconds(60))
-        #expect(await delivery.ingest.waitForEvents(count: 200), "the probe at 1 minute found the key live")
-        #expect(delivery.test.log.lines.filter { $0.level == .error && $0.message.contains("401") }.count == 1)
-        await delivery.tearDown()
+        try await withDelivery(adjust: { $0.maxConcurrentRequests = 4 }) { delivery in
+            delivery.ingest.script(Array(repeating: .status(401), count: 4))
+            delivery.track(0..<200)
+            await delivery.client.flush()
+            #expect(delivery.ingest.summary.requests == 4)
+            try #require(await delivery.test.clock.waitForSleepers(count: 1))
+            delivery.test.clock.advance(by: .seconds(60))
+            #expect(await delivery.ingest.waitForEvents(count: 200), "the probe at 1 minute found the key live")
+            #expect(delivery.test.log.lines.filter { $0.level == .error && $0.message.contains("401") }.count == 1)
+        }
     }
 }

@@ -17,10 +17,10 @@ struct QuarantineRetryTests {
         #expect(JournalReader.files(under: directory.path).filter { $0.hasPrefix("quarantine/") }.count == 1)
         await flaky.client.shutdown()
 
-        let delivery = try Delivery(directory: directory)
-        let result = await delivery.client.flush()
-        #expect(result.delivered == 100 && delivery.deliveredSeqs == Array(0..<100))
-        #expect(!JournalReader.files(under: directory.path).contains { $0.hasPrefix("quarantine/") })
-        await delivery.tearDown()
+        try await withDelivery(directory: directory) { delivery in
+            let result = await delivery.client.flush()
+            #expect(result.delivered == 100 && delivery.deliveredSeqs == Array(0..<100))
+            #expect(!JournalReader.files(under: directory.path).contains { $0.hasPrefix("quarantine/") })
+        }
     }
 }

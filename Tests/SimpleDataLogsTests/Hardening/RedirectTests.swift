@@ -12,20 +12,20 @@ struct RedirectTests {
     func notFollowed(status: Int) async throws {
         let elsewhere = try LocalIngest()
         defer { elsewhere.stop() }
-        let delivery = try Delivery(key: Self.key)
-        let location = elsewhere.endpoint.absoluteString + "/v1/events"
-        delivery.ingest.script([.redirect(status, to: location), .redirect(status, to: location)])
-        delivery.track(0..<3)
-        // A flush ignores the backoff, so it may meet one redirect or both; at most three flushes.
-        for _ in 0..<3 where delivery.client.counters.delivered < 3 {
-            await delivery.client.flush()
+        try await withDelivery(key: Self.key) { delivery in
+            let location = elsewhere.endpoint.absoluteString + "/v1/events"
+            delivery.ingest.script([.redirect(status, to: location), .redirect(status, to: location)])
+            delivery.track(0..<3)
+            // A flush ignores the backoff, so it may meet one redirect or both; at most three flushes.
+            for _ in 0..<3 where delivery.client.counters.delivered < 3 {
+                await delivery.client.flush()
+            }
+            #expect(elsewhere.summary.requests == 0, "the other host never saw the request, nor the key")
+            #expect(delivery.ingest.requests.map(\.status) == [status, status, 202])
+            #expect(delivery.deliveredSeqs == [0, 1, 2])
+            #expect(delivery.test.log.lines.filter { $0.level == .warning && $0.message.contains("HTTP \(status)") }.count == 1)
+            #expect(delivery.client.counters.isBalanced)
         }
-        #expect(elsewhere.summary.requests == 0, "the other host never saw the request, nor the key")
-        #expect(delivery.ingest.requests.map(\.status) == [status, status, 202])
-        #expect(delivery.deliveredSeqs == [0, 1, 2])
-        #expect(delivery.test.log.lines.filter { $0.level == .warning && $0.message.contains("HTTP \(status)") }.count == 1)
-        #expect(delivery.client.counters.isBalanced)
-        await delivery.tearDown()
     }
 
     @Test("sdl send against a redirecting edge: exit 75, the event kept, the other host never asked")

@@ -48,12 +48,12 @@ struct ReleasedClientTests {
         #expect(Self.descriptors(under: path).isEmpty, "\(Self.descriptors(under: path))")
         #expect(log.lines.filter { $0.level == .warning && $0.message.contains("released without shutdown()") }.count == 1)
 
-        let next = TestClient(directory: directory)
-        let events = try await next.flushedEvents()
-        #expect(events.filter { $0["event"] as? String == "released" }.count == 25)
-        let area = await next.client.pipeline!.outbox.area?.folder
-        #expect(area == directory.path + "/areas/a0", "the released client's area was free again")
-        await next.tearDown()
+        try await withTestClient(directory: directory) { next in
+            let events = try await next.flushedEvents()
+            #expect(events.filter { $0.name == "released" }.count == 25)
+            let area = await next.client.pipeline!.outbox.area?.folder
+            #expect(area == directory.path + "/areas/a0", "the released client's area was free again")
+        }
     }
 }
 #endif

@@ -28,13 +28,13 @@ struct ResponseBodyBoundTests {
 
     @Test("through the client: batches answered with huge bodies are delivered, counted and deleted")
     func clientDelivers() async throws {
-        let delivery = try Delivery()
-        delivery.ingest.script(Array(repeating: .padded(to: 4 << 20), count: 3))
-        delivery.track(0..<120)
-        let result = await delivery.client.flush()
-        #expect(result.delivered == 120 && result.remaining == 0)
-        #expect(delivery.deliveredSeqs == Array(0..<120))
-        #expect(delivery.client.counters.isBalanced)
-        await delivery.tearDown()
+        try await withDelivery { delivery in
+            delivery.ingest.script(Array(repeating: .padded(to: 4 << 20), count: 3))
+            delivery.track(0..<120)
+            let result = await delivery.client.flush()
+            #expect(result.delivered == 120 && result.remaining == 0)
+            #expect(delivery.deliveredSeqs == Array(0..<120))
+            #expect(delivery.client.counters.isBalanced)
+        }
     }
 }

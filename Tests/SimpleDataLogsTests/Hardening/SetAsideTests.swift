@@ -10,22 +10,22 @@ import SDLCommands
 struct SetAsideTests {
     @Test("a flood of set-aside batches never pushes out new events: past the file cap the oldest set-aside batches go, and the new event is delivered")
     func floodEvictsSetAsideFirst() async throws {
-        let delivery = try Delivery(adjust: {
+        try await withDelivery(adjust: {
             $0.batchSize = 1
             $0.limits.outboxFiles = 6
-        })
-        delivery.ingest.script(Array(repeating: .status(400), count: 6))
-        delivery.track(0..<6)
-        await delivery.client.flush()
-        #expect(delivery.client.counters.setAside == 6)
-        delivery.track(6..<7)
-        let result = await delivery.client.flush()
-        #expect(result.delivered == 1 && delivery.deliveredSeqs == [6], "the new event went out")
-        let counters = delivery.client.counters
-        #expect(counters.evictedByCaps == 1 && counters.setAside == 5 && counters.isBalanced, "\(counters)")
-        let files = JournalReader.files(under: delivery.test.directory.path).filter { $0.contains("set-aside/") }
-        #expect(files.count == 5)
-        await delivery.tearDown()
+        }) { delivery in
+            delivery.ingest.script(Array(repeating: .status(400), count: 6))
+            delivery.track(0..<6)
+            await delivery.client.flush()
+            #expect(delivery.client.counters.setAside == 6)
+            delivery.track(6..<7)
+            let result = await delivery.client.flush()
+            #expect(result.delivered == 1 && delivery.deliveredSeqs == [6], "the new event went out")
+            let counters = delivery.client.counters
+            #expect(counters.evictedByCaps == 1 && counters.setAside == 5 && counters.isBalanced, "\(counters)")
+            let files = JournalReader.files(under: delivery.test.directory.path).filter { $0.contains("set-aside/") }
+            #expect(files.count == 5)
+        }
     }
 
     @Test("set-aside batches are queued again at the next launch, and delivered once the edge takes them")
@@ -39,28 +39,28 @@ struct SetAsideTests {
         await first.client.shutdown()
         first.ingest.stop()
 
-        let second = try Delivery(directory: directory)
-        let result = await second.client.flush()
-        #expect(result.delivered == 3 && second.deliveredSeqs == [0, 1, 2])
-        let counters = second.client.counters
-        #expect(counters.recovered == 3 && counters.setAside == 0 && counters.isBalanced, "\(counters)")
-        await second.tearDown()
+        try await withDelivery(directory: directory) { second in
+            let result = await second.client.flush()
+            #expect(result.delivered == 3 && second.deliveredSeqs == [0, 1, 2])
+            let counters = second.client.counters
+            #expect(counters.recovered == 3 && counters.setAside == 0 && counters.isBalanced, "\(counters)")
+        }
     }
 
     @Test("while the client runs, set-aside batches are queued again an hour later (on the client's clock)")
     func requeuedHourly() async throws {
-        let delivery = try Delivery()
-        delivery.ingest.script([.status(400)])
-        delivery.track(0..<3)
-        await delivery.client.flush()
-        #expect(delivery.client.counters.setAside == 3)
-        try #require(await delivery.test.clock.waitForSleepers(count: 1), "the retry timer runs")
-        delivery.test.clock.advance(by: .seconds(3_599))
-        #expect(delivery.ingest.receivedEvents.isEmpty)
-        delivery.test.clock.advance(by: .seconds(1))
-        #expect(await delivery.ingest.waitForEvents(count: 3))
-        #expect(delivery.deliveredSeqs == [0, 1, 2])
-        await delivery.tearDown()
+        try await withDelivery { delivery in
+            delivery.ingest.script([.status(400)])
+            delivery.track(0..<3)
+            await delivery.client.flush()
+            #expect(delivery.client.counters.setAside == 3)
+            try #require(await delivery.test.clock.waitForSleepers(count: 1), "the retry timer runs")
+            delivery.test.clock.advance(by: .seconds(3_599))
+            #expect(delivery.ingest.receivedEvents.isEmpty)
+            delivery.test.clock.advance(by: .seconds(1))
+            #expect(await delivery.ingest.waitForEvents(count: 3))
+            #expect(delivery.deliveredSeqs == [0, 1, 2])
+        }
     }
 
     /// 1,002 requests (the flood, then `sdl send`'s 501): under a sanitizer that is minutes (208

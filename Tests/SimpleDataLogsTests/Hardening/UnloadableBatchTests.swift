@@ -31,50 +31,50 @@ struct UnloadableBatchTests {
             try FileManager.default.moveItem(atPath: directory.path + "/" + file, toPath: directory.path + "/" + folder + "/" + upper)
         }
         #expect(Self.batchFiles(in: directory).allSatisfy { $0.contains("-R-") == false && $0 != $0.lowercased() })
-        let delivery = try Delivery(directory: directory)
-        let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
-        #expect(result.delivered == 100 && delivery.deliveredSeqs == Array(0..<100))
-        #expect(Self.batchFiles(in: directory).isEmpty)
-        await delivery.tearDown()
+        try await withDelivery(directory: directory) { delivery in
+            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            #expect(result.delivered == 100 && delivery.deliveredSeqs == Array(0..<100))
+            #expect(Self.batchFiles(in: directory).isEmpty)
+        }
     }
 
     @Test("a batch file deleted behind the SDK: counted lostFromDisk with one error line, the batch behind it delivered, flush returns")
     func vanishedFile() async throws {
         let directory = await Self.leftOutbox(batches: 2)
-        let delivery = try Delivery(directory: directory)
-        // The launch pass meets a 503 and backs off on the manual clock: the uploader is idle.
-        delivery.ingest.script([.status(503)])
-        #expect(await delivery.ingest.waitForRequests(count: 1))
-        let first = try #require(Self.batchFiles(in: directory).sorted().first)
-        try FileManager.default.removeItem(atPath: directory.path + "/" + first)
-        let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
-        #expect(result.delivered == 50 && delivery.deliveredSeqs == Array(50..<100))
-        let counters = delivery.client.counters
-        #expect(counters.lostFromDisk == 50 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
-        #expect(delivery.test.log.lines.filter { $0.level == .error && $0.message.contains("vanished from the outbox") }.count == 1)
-        await delivery.tearDown()
+        try await withDelivery(directory: directory) { delivery in
+            // The launch pass meets a 503 and backs off on the manual clock: the uploader is idle.
+            delivery.ingest.script([.status(503)])
+            #expect(await delivery.ingest.waitForRequests(count: 1))
+            let first = try #require(Self.batchFiles(in: directory).sorted().first)
+            try FileManager.default.removeItem(atPath: directory.path + "/" + first)
+            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            #expect(result.delivered == 50 && delivery.deliveredSeqs == Array(50..<100))
+            let counters = delivery.client.counters
+            #expect(counters.lostFromDisk == 50 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
+            #expect(delivery.test.log.lines.filter { $0.level == .error && $0.message.contains("vanished from the outbox") }.count == 1)
+        }
     }
 
     @Test("a batch that cannot be read now (EIO): kept with one warning, the batch behind it delivered, retried by a timer once the disk reads again")
     func unreadableFile() async throws {
         let directory = await Self.leftOutbox(batches: 2)
         let fileSystem = FaultInjectingFileSystem()
-        let delivery = try Delivery(directory: directory, faults: fileSystem.injection)
-        delivery.ingest.script([.status(503)])
-        #expect(await delivery.ingest.waitForRequests(count: 1))
-        let first = try #require(Self.batchFiles(in: directory).sorted().first)
-        fileSystem.failReads(ofPathsContaining: (first as NSString).lastPathComponent, with: EIO)
-        let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
-        #expect(result.delivered == 50 && delivery.deliveredSeqs == Array(50..<100))
-        #expect(delivery.client.counters.pendingOnDisk == 50, "kept")
-        #expect(delivery.test.log.lines.filter { $0.level == .warning && $0.message.contains("Could not read 1 batch file") }.count == 1)
-        // The disk reads again; the retry timer (on the manual clock) sends it without a new event.
-        fileSystem.clearAll()
-        try #require(await delivery.test.clock.waitForSleepers(count: 1))
-        delivery.test.clock.advance(by: .seconds(301))
-        #expect(await delivery.ingest.waitForEvents(count: 100))
-        #expect(delivery.deliveredSeqs == Array(0..<100))
-        await delivery.tearDown()
+        try await withDelivery(directory: directory, faults: fileSystem.injection) { delivery in
+            delivery.ingest.script([.status(503)])
+            #expect(await delivery.ingest.waitForRequests(count: 1))
+            let first = try #require(Self.batchFiles(in: directory).sorted().first)
+            fileSystem.failReads(ofPathsContaining: (first as NSString).lastPathComponent, with: EIO)
+            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            #expect(result.delivered == 50 && delivery.deliveredSeqs == Array(50..<100))
+            #expect(delivery.client.counters.pendingOnDisk == 50, "kept")
+            #expect(delivery.test.log.lines.filter { $0.level == .warning && $0.message.contains("Could not read 1 batch file") }.count == 1)
+            // The disk reads again; the retry timer (on the manual clock) sends it without a new event.
+            fileSystem.clearAll()
+            try #require(await delivery.test.clock.waitForSleepers(count: 1))
+            delivery.test.clock.advance(by: .seconds(301))
+            #expect(await delivery.ingest.waitForEvents(count: 100))
+            #expect(delivery.deliveredSeqs == Array(0..<100))
+        }
     }
 
     @Test("sdl send on a prepared folder holding a misnamed (uppercase-id) batch and a name with Int.max: exit 0, everything delivered, no spin")
@@ -113,10 +113,10 @@ struct UnloadableBatchTests {
         let folder = directory.path + "/" + (file as NSString).deletingLastPathComponent
         try FileManager.default.copyItem(atPath: directory.path + "/" + file, toPath: folder + "/9223372036854775807-r-00000000-0000-0000-0000-000000000001.batch")
         try Data().write(to: URL(fileURLWithPath: folder.replacingOccurrences(of: "/batches", with: "") + "/journal-9223372036854775807.log"))
-        let delivery = try Delivery(directory: directory)
-        let result = await delivery.client.flush()
-        #expect(result.delivered == 50)
-        #expect(JournalReader.files(under: directory.path).contains { $0.hasPrefix("quarantine/") })
-        await delivery.tearDown()
+        try await withDelivery(directory: directory) { delivery in
+            let result = await delivery.client.flush()
+            #expect(result.delivered == 50)
+            #expect(JournalReader.files(under: directory.path).contains { $0.hasPrefix("quarantine/") })
+        }
     }
 }

@@ -21,10 +21,10 @@ struct LocalIngestServerTests {
         ])
         let answer = try await Fixture.post(ingest, body, headers: ["SDL-Batch-ID": "batch-1"])
         #expect(answer.status == 202)
-        #expect(answer.json["accepted"] as? Int == 1)
-        #expect(answer.json["duplicates"] as? Int == 0)
-        let rejected = try #require(answer.json["rejected"] as? [[String: Any]])
-        #expect(rejected.count == 1 && rejected.first?["index"] as? Int == 1 && rejected.first?["event_id"] as? String == "bad")
+        #expect(answer.body.accepted == 1)
+        #expect(answer.body.duplicates == 0)
+        let rejected = try #require(answer.body.rejected)
+        #expect(rejected.count == 1 && rejected.first?.index == 1 && rejected.first?.eventID == "bad")
         let event = try #require(ingest.receivedEvents.first)
         #expect(event.name == "screenshot_taken" && event.eventID == "e1" && event.timestamp == Fixture.nowMilliseconds)
         #expect(event.deviceID == "dev" && event.sessionID == "ses" && event.appState == "active" && event.engagedMilliseconds == 5)
@@ -43,7 +43,7 @@ struct LocalIngestServerTests {
         let event = Fixture.event(id: "same")
         _ = try await Fixture.post(ingest, Fixture.body([event]))
         let second = try await Fixture.post(ingest, Fixture.body([event, Fixture.event(id: "new")]))
-        #expect(second.json["accepted"] as? Int == 1 && second.json["duplicates"] as? Int == 1)
+        #expect(second.body.accepted == 1 && second.body.duplicates == 1)
         #expect(ingest.receivedEvents.map(\.eventID) == ["same", "new"])
         #expect(ingest.rawEvents.map(\.eventID) == ["same", "same", "new"])
         #expect(ingest.summary.duplicates == 1 && ingest.summary.batches == 2)
@@ -57,8 +57,8 @@ struct LocalIngestServerTests {
         let first = try await Fixture.post(ingest, body, headers: ["SDL-Batch-ID": "B"])
         // New event ids under the same batch id: still a replay, nothing counted.
         let replay = try await Fixture.post(ingest, Fixture.body([Fixture.event(id: "c")]), headers: ["SDL-Batch-ID": "B"])
-        #expect(first.json["accepted"] as? Int == 2)
-        #expect(replay.status == 202 && replay.json["accepted"] as? Int == 0 && replay.json["duplicates"] as? Int == 1)
+        #expect(first.body.accepted == 2)
+        #expect(replay.status == 202 && replay.body.accepted == 0 && replay.body.duplicates == 1)
         #expect(ingest.receivedEvents.count == 2 && ingest.rawEvents.count == 3)
         #expect(ingest.requests.map(\.isReplay) == [false, true])
         #expect(ingest.summary.batches == 1 && ingest.summary.replayedBatches == 1)
@@ -72,7 +72,7 @@ struct LocalIngestServerTests {
         defer { ingest.stop() }
         let answer = try await Fixture.post(ingest, Data(text.utf8), headers: gzipHeader ? ["Content-Encoding": "gzip"] : [:])
         #expect(answer.status == 400)
-        #expect((answer.json["error"] as? String)?.isEmpty == false)
+        #expect(answer.body.error?.isEmpty == false)
         #expect(ingest.summary.accepted == 0 && ingest.summary.byStatus == [400: 1])
     }
 
@@ -94,7 +94,7 @@ struct LocalIngestServerTests {
         defer { ingest.stop() }
         let body = Fixture.body([Fixture.event()])
         let early = try await Fixture.post(ingest, body)
-        #expect(early.status == 401 && (early.json["error"] as? String)?.contains("not live") == true)
+        #expect(early.status == 401 && early.body.error?.contains("not live") == true)
         ingest.makeKeyLive()
         #expect(try await Fixture.post(ingest, body).status == 202)
     }
@@ -144,7 +144,7 @@ struct LocalIngestServerTests {
         defer { ingest.stop() }
         let body = Fixture.body([Fixture.event(id: "z1"), Fixture.event(id: "z2")])
         let answer = try await Fixture.post(ingest, Fixture.gzip(body), headers: ["Content-Encoding": "gzip"])
-        #expect(answer.status == 202 && answer.json["accepted"] as? Int == 2)
+        #expect(answer.status == 202 && answer.body.accepted == 2)
         #expect(ingest.requests.first?.body == [UInt8](body))
         #expect(ingest.requests.first?.header("Content-Encoding") == "gzip")
     }
@@ -254,7 +254,7 @@ struct LocalIngestServerTests {
         #expect(ingest.requests.first?.responseDropped == true && ingest.summary.droppedResponses == 1)
         // The client's retry of the same batch is a replay: 202, nothing counted twice.
         let retry = try await Fixture.post(ingest, body, headers: ["SDL-Batch-ID": "D"])
-        #expect(retry.status == 202 && retry.json["accepted"] as? Int == 0)
+        #expect(retry.status == 202 && retry.body.accepted == 0)
     }
 
     @Test("waitForEvents wakes when events arrive and times out when they do not")

@@ -58,7 +58,8 @@ enum IngestFixture {
     /// A response as URLSession delivered it.
     struct Answer {
         var status: Int
-        var json: [String: Any]
+        /// The body decoded; all fields nil when it is not a JSON object of the answer's shape.
+        var body: IngestAnswerBody
         var response: HTTPURLResponse
     }
 
@@ -75,8 +76,8 @@ enum IngestFixture {
         }
         let (data, response) = try await session.upload(for: request, from: body)
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-        return Answer(status: http.statusCode, json: json, response: http)
+        let body = (try? JSONDecoder().decode(IngestAnswerBody.self, from: data)) ?? IngestAnswerBody()
+        return Answer(status: http.statusCode, body: body, response: http)
     }
 }
 

@@ -102,14 +102,14 @@ struct ReliabilityDiskFaultTests {
         await faulty.client.shutdown()
 
         // The disk is back: the next launch sends what is left.
-        let last = TestClient(directory: directory, endpoint: ingest.endpoint, adjust: fault.adjust)
-        for _ in 0..<5 where last.client.counters.pending > 0 || last.client.counters.recovered == 0 {
-            _ = try await UploaderFixture.withTimeout(.seconds(60) * sanitizerSlack) { await last.client.flush() }
+        try await withTestClient(directory: directory, endpoint: ingest.endpoint, adjust: fault.adjust) { last in
+            for _ in 0..<5 where last.client.counters.pending > 0 || last.client.counters.recovered == 0 {
+                _ = try await UploaderFixture.withTimeout(.seconds(60) * sanitizerSlack) { await last.client.flush() }
+            }
+            let counters = last.client.counters
+            #expect(counters.pending == 0 && counters.isBalanced, "\(fault): \(counters)")
+            drops += counters.evictedByCaps + counters.lostFromDisk + counters.setAside
         }
-        let counters = last.client.counters
-        #expect(counters.pending == 0 && counters.isBalanced, "\(fault): \(counters)")
-        drops += counters.evictedByCaps + counters.lostFromDisk + counters.setAside
-        await last.tearDown()
 
         let seqs = ingest.receivedEvents.compactMap { if case .int(let seq)? = $0.properties["seq"] { Int(seq) } else { nil } }
         #expect(Set(seqs).count == seqs.count, "\(fault): nothing twice")

@@ -38,73 +38,73 @@ struct ReliabilityServerFaultTests {
 
     @Test("every event arrives once or is accounted for by a documented drop, and the counters balance", arguments: faults)
     func fault(_ fault: ServerFault) async throws {
-        let delivery = try Delivery(ingest: fault.ingest, adjust: fault.adjust)
-        delivery.ingest.script(fault.script)
-        delivery.track(0..<150)
-        // Flushes ignore the backoff: a bounded number of them must get everything through.
-        // Slow answers need the injected deadline to pass: advance the manual clock meanwhile.
-        for _ in 0..<30 {
-            let flushing = Task { await delivery.client.flush() }
-            while !flushing.isCancelled, delivery.test.clock.sleeperCount > 0, delivery.ingest.remainingScript.contains(where: { $0.delay > .zero }) {
-                delivery.test.clock.advance(by: .seconds(1))
-                await Task.yield()
+        try await withDelivery(ingest: fault.ingest, adjust: fault.adjust) { delivery in
+            delivery.ingest.script(fault.script)
+            delivery.track(0..<150)
+            // Flushes ignore the backoff: a bounded number of them must get everything through.
+            // Slow answers need the injected deadline to pass: advance the manual clock meanwhile.
+            for _ in 0..<30 {
+                let flushing = Task { await delivery.client.flush() }
+                while !flushing.isCancelled, delivery.test.clock.sleeperCount > 0, delivery.ingest.remainingScript.contains(where: { $0.delay > .zero }) {
+                    delivery.test.clock.advance(by: .seconds(1))
+                    await Task.yield()
+                }
+                _ = await flushing.value
+                if delivery.client.counters.pending == 0 { break }
             }
-            _ = await flushing.value
-            if delivery.client.counters.pending == 0 { break }
+            let counters = delivery.client.counters
+            #expect(counters.pending == 0, "\(fault): \(counters)")
+            #expect(counters.isBalanced, "\(fault): \(counters)")
+            let drops = counters.setAside + counters.droppedTooLarge + counters.rejectedByIngest
+            #expect(drops <= fault.allowedDrops, "\(fault): only documented drops")
+            let seqs = delivery.ingest.receivedEvents.compactMap { if case .int(let seq)? = $0.properties["seq"] { Int(seq) } else { nil } }
+            #expect(seqs.count + drops == 150 && Set(seqs).count == seqs.count, "\(fault): each event once")
+            // Resends reuse the ids: every seq arrived under one event_id, however often it was sent.
+            var ids: [Int: Set<String>] = [:]
+            for event in delivery.ingest.rawEvents {
+                if case .int(let seq)? = event.properties["seq"] { ids[Int(seq), default: []].insert(event.eventID) }
+            }
+            #expect(ids.values.allSatisfy { $0.count == 1 }, "\(fault): no seq under two ids")
         }
-        let counters = delivery.client.counters
-        #expect(counters.pending == 0, "\(fault): \(counters)")
-        #expect(counters.isBalanced, "\(fault): \(counters)")
-        let drops = counters.setAside + counters.droppedTooLarge + counters.rejectedByIngest
-        #expect(drops <= fault.allowedDrops, "\(fault): only documented drops")
-        let seqs = delivery.ingest.receivedEvents.compactMap { if case .int(let seq)? = $0.properties["seq"] { Int(seq) } else { nil } }
-        #expect(seqs.count + drops == 150 && Set(seqs).count == seqs.count, "\(fault): each event once")
-        // Resends reuse the ids: every seq arrived under one event_id, however often it was sent.
-        var ids: [Int: Set<String>] = [:]
-        for event in delivery.ingest.rawEvents {
-            if case .int(let seq)? = event.properties["seq"] { ids[Int(seq), default: []].insert(event.eventID) }
-        }
-        #expect(ids.values.allSatisfy { $0.count == 1 }, "\(fault): no seq under two ids")
-        await delivery.tearDown()
     }
 
     @Test("while the ingest refuses connections, requests stay within what the backoff allows")
     func refusedConnectionsAreBounded() async throws {
-        let delivery = try Delivery()
-        let reports = delivery.client.deliveryReports()
-        delivery.ingest.stop()
-        delivery.track(0..<10)
-        await delivery.client.flush()
-        var iterator = reports.makeAsyncIterator()
-        var attempts = 0
-        var waited: Duration = .zero
-        while waited < .seconds(600) {
-            guard case .willRetry(_, let after, _)? = await iterator.next() else { continue }
-            attempts += 1
-            waited += after
-            try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
-            delivery.test.clock.advance(by: after)
+        try await withDelivery { delivery in
+            let reports = delivery.client.deliveryReports()
+            delivery.ingest.stop()
+            delivery.track(0..<10)
+            await delivery.client.flush()
+            var iterator = reports.makeAsyncIterator()
+            var attempts = 0
+            var waited: Duration = .zero
+            while waited < .seconds(600) {
+                guard case .willRetry(_, let after, _)? = await iterator.next() else { continue }
+                attempts += 1
+                waited += after
+                try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
+                delivery.test.clock.advance(by: after)
+            }
+            // Ten minutes offline: the waits double from 1 s to the 5-minute cap, full jitter; more
+            // than 60 tries would mean a busy loop.
+            #expect(attempts >= 3 && attempts <= 60, "\(attempts) tries in 10 simulated minutes")
+            #expect(delivery.client.counters.pendingOnDisk == 10)
         }
-        // Ten minutes offline: the waits double from 1 s to the 5-minute cap, full jitter; more
-        // than 60 tries would mean a busy loop.
-        #expect(attempts >= 3 && attempts <= 60, "\(attempts) tries in 10 simulated minutes")
-        #expect(delivery.client.counters.pendingOnDisk == 10)
-        await delivery.tearDown()
     }
 
     @Test("401 until the key goes live: one configuration error, then everything arrives once")
     func keyGoesLive() async throws {
-        let delivery = try Delivery(ingest: LocalIngest.Configuration(keyLiveAfter: .seconds(3_600), clock: ManualClock()))
-        delivery.track(0..<60)
-        await delivery.client.flush()
-        #expect(delivery.ingest.receivedEvents.isEmpty)
-        delivery.ingest.makeKeyLive()
-        try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
-        delivery.test.clock.advance(by: .seconds(60))
-        #expect(await delivery.ingest.waitForEvents(count: 60))
-        await delivery.client.flush()
-        #expect(delivery.deliveredSeqs == Array(0..<60) && delivery.client.counters.isBalanced)
-        #expect(delivery.test.log.lines(containing: "401 from the ingest").count == 1)
-        await delivery.tearDown()
+        try await withDelivery(ingest: LocalIngest.Configuration(keyLiveAfter: .seconds(3_600), clock: ManualClock())) { delivery in
+            delivery.track(0..<60)
+            await delivery.client.flush()
+            #expect(delivery.ingest.receivedEvents.isEmpty)
+            delivery.ingest.makeKeyLive()
+            try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
+            delivery.test.clock.advance(by: .seconds(60))
+            #expect(await delivery.ingest.waitForEvents(count: 60))
+            await delivery.client.flush()
+            #expect(delivery.deliveredSeqs == Array(0..<60) && delivery.client.counters.isBalanced)
+            #expect(delivery.test.log.lines(containing: "401 from the ingest").count == 1)
+        }
     }
 }

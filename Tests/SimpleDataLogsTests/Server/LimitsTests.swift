@@ -34,43 +34,43 @@ struct LimitsTests {
 
     @Test("nonsense at configure: one warning per value, and the client runs with the defaults")
     func nonsenseLogged() async throws {
-        let test = TestClient(adjust: { $0.limits = SimpleDataLogsClient.Limits(outboxEvents: 0, backlogBytes: 0) })
-        let warnings = test.log.lines.filter { $0.level == .warning && $0.message.contains("below its floor") }
-        #expect(warnings.count == 2)
-        for index in 0..<100 { test.client.track("e", properties: ["seq": .int(Int64(index))]) }
-        #expect(try await test.flushedEvents().count == 100)
-        await test.tearDown()
+        try await withTestClient(adjust: { $0.limits = SimpleDataLogsClient.Limits(outboxEvents: 0, backlogBytes: 0) }) { test throws in
+            let warnings = test.log.lines.filter { $0.level == .warning && $0.message.contains("below its floor") }
+            #expect(warnings.count == 2)
+            for index in 0..<100 { test.client.track("e", properties: ["seq": .int(Int64(index))]) }
+            #expect(try await test.flushedEvents().count == 100)
+        }
     }
 
     @Test("a larger backlog: with the writer held, 12,000 tracked against backlogEvents 10,000 skip exactly 2,000 (the default skips 7,000)")
     func configuredBacklog() async throws {
         let gate = WriterGate(isOpen: false)
-        let test = TestClient(gate: gate, adjust: { $0.limits.backlogEvents = 10_000 })
-        for index in 0..<12_000 { test.client.track("burst", properties: ["seq": .int(Int64(index))]) }
-        #expect(test.client.counters.skippedBacklog == 2_000)
-        gate.open()
-        await test.drain()
-        #expect(test.client.journalWatermark.eventsWritten == 10_000)
-        #expect(test.client.counters.isBalanced)
-        await test.tearDown()
+        await withTestClient(gate: gate, adjust: { $0.limits.backlogEvents = 10_000 }) { test in
+            for index in 0..<12_000 { test.client.track("burst", properties: ["seq": .int(Int64(index))]) }
+            #expect(test.client.counters.skippedBacklog == 2_000)
+            gate.open()
+            await test.drain()
+            #expect(test.client.journalWatermark.eventsWritten == 10_000)
+            #expect(test.client.counters.isBalanced)
+        }
     }
 
     @Test("the backlog is bounded by bytes: 100 KB events fill a 1 MiB backlog after 10, whatever the event count allows")
     func backlogBytes() async throws {
         let gate = WriterGate(isOpen: false)
-        let test = TestClient(gate: gate, adjust: { $0.limits.backlogEvents = 1_000; $0.limits.backlogBytes = 1 << 20 })
-        let large = String(repeating: "x", count: 100_000)
-        for _ in 0..<20 { test.client.track("large", properties: ["blob": .string(large)]) }
-        let counters = test.client.counters
-        #expect(counters.tracked == 20 && counters.skippedBacklog == 10, "\(counters)")
-        #expect(test.log.lines.filter { $0.message.contains("waiting to be written") && $0.message.contains("1 MiB") }.count == 1)
-        // Small events still fit by count once the large ones are written.
-        gate.open()
-        await test.drain()
-        for index in 0..<500 { test.client.track("small", properties: ["seq": .int(Int64(index))]) }
-        #expect(try await test.flushedEvents().count == 510)
-        #expect(test.client.counters.skippedBacklog == 10 && test.client.counters.isBalanced)
-        await test.tearDown()
+        try await withTestClient(gate: gate, adjust: { $0.limits.backlogEvents = 1_000; $0.limits.backlogBytes = 1 << 20 }) { test throws in
+            let large = String(repeating: "x", count: 100_000)
+            for _ in 0..<20 { test.client.track("large", properties: ["blob": .string(large)]) }
+            let counters = test.client.counters
+            #expect(counters.tracked == 20 && counters.skippedBacklog == 10, "\(counters)")
+            #expect(test.log.lines.filter { $0.message.contains("waiting to be written") && $0.message.contains("1 MiB") }.count == 1)
+            // Small events still fit by count once the large ones are written.
+            gate.open()
+            await test.drain()
+            for index in 0..<500 { test.client.track("small", properties: ["seq": .int(Int64(index))]) }
+            #expect(try await test.flushedEvents().count == 510)
+            #expect(test.client.counters.skippedBacklog == 10 && test.client.counters.isBalanced)
+        }
     }
 
     @Test("the pre-configure buffer: 3,500 tracked before configure with room for 3,000 drop the oldest 500")
@@ -87,7 +87,7 @@ struct LimitsTests {
         client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_sec_test0000000000", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: directory.url))
         await client.journalEverythingTrackedSoFar()
         let events = try JournalReader.events(inOutbox: directory.path)
-        #expect(events.map { $0.props["seq"] as! Int } == Array(500..<3_500), "the newest 3,000, in order")
+        #expect(try events.map { try $0.requiredInt("seq") } == Array(500..<3_500), "the newest 3,000, in order")
         #expect(log.lines.filter { $0.message.contains("More than 3000 events were tracked before configure") }.count == 1)
         await client.shutdown()
         directory.remove()
@@ -101,17 +101,17 @@ struct LimitsTests {
 
     @Test("the outbox caps come from the configuration: 100 events kept of 300 while nothing is sent")
     func outboxCaps() async throws {
-        let test = TestClient(adjust: {
+        try await withTestClient(adjust: {
             $0.batchSize = 10
             $0.limits.outboxEvents = 100
-        })
-        for index in 0..<300 { test.client.track("e", properties: ["seq": .int(Int64(index))]) }
-        let events = try await test.flushedEvents()
-        #expect(events.count <= 100 && events.count >= 90)
-        let counters = test.client.counters
-        #expect(counters.evictedByCaps == 300 - events.count && counters.isBalanced, "\(counters)")
-        #expect(test.log.lines.filter { $0.message.contains("reached its cap (100 events") }.count == 1)
-        await test.tearDown()
+        }) { test in
+            for index in 0..<300 { test.client.track("e", properties: ["seq": .int(Int64(index))]) }
+            let events = try await test.flushedEvents()
+            #expect(events.count <= 100 && events.count >= 90)
+            let counters = test.client.counters
+            #expect(counters.evictedByCaps == 300 - events.count && counters.isBalanced, "\(counters)")
+            #expect(test.log.lines.filter { $0.message.contains("reached its cap (100 events") }.count == 1)
+        }
     }
 }
 
@@ -123,26 +123,27 @@ struct ServerBurstTests {
 
     @Test("50,000 events from 1,000 concurrent handlers with the server profile: none skipped, none evicted, each delivered once with its own device id")
     func burst() async throws {
-        let delivery = try Delivery(key: "sdl_sec_test0000000000", adjust: { configuration in
+        try await withDelivery(key: "sdl_sec_test0000000000", adjust: { configuration in
             configuration = .server(ingestKey: configuration.ingestKey, endpoint: configuration.endpoint, storageDirectory: configuration.storageDirectory)
-        })
-        let client = delivery.client
-        await withTaskGroup(of: Void.self) { group in
-            for handler in 0..<Self.handlers {
-                group.addTask {
-                    if handler.isMultiple(of: 2) {
-                        for step in 0..<50 {
-                            let seq = Int64(handler * 50 + step)
-                            client.track("request_step", properties: ["seq": .int(seq), "handler": .int(Int64(handler))], deviceID: "device-\(handler)")
-                        }
-                    } else {
-                        // The task-local id, tracked from child tasks of the handler.
-                        await client.withDeviceID("device-\(handler)") {
-                            await withTaskGroup(of: Void.self) { steps in
-                                for step in 0..<50 {
-                                    steps.addTask {
-                                        let seq = Int64(handler * 50 + step)
-                                        client.track("request_step", properties: ["seq": .int(seq), "handler": .int(Int64(handler))])
+        }) { delivery in
+            let client = delivery.client
+            await withTaskGroup(of: Void.self) { group in
+                for handler in 0..<Self.handlers {
+                    group.addTask {
+                        if handler.isMultiple(of: 2) {
+                            for step in 0..<50 {
+                                let seq = Int64(handler * 50 + step)
+                                client.track("request_step", properties: ["seq": .int(seq), "handler": .int(Int64(handler))], deviceID: "device-\(handler)")
+                            }
+                        } else {
+                            // The task-local id, tracked from child tasks of the handler.
+                            await client.withDeviceID("device-\(handler)") {
+                                await withTaskGroup(of: Void.self) { steps in
+                                    for step in 0..<50 {
+                                        steps.addTask {
+                                            let seq = Int64(handler * 50 + step)
+                                            client.track("request_step", properties: ["seq": .int(seq), "handler": .int(Int64(handler))])
+                                        }
                                     }
                                 }
                             }
@@ -150,19 +151,18 @@ struct ServerBurstTests {
                     }
                 }
             }
+            await client.flush()
+            let counters = client.counters
+            #expect(counters.skippedBacklog == 0 && counters.evictedByCaps == 0, "\(counters)")
+            let total = Self.handlers * 50
+            #expect(counters.delivered == total && counters.isBalanced, "\(counters)")
+            #expect(delivery.deliveredSeqs == Array(0..<total))
+            #expect(delivery.ingest.rawEvents.count == total, "nothing sent twice")
+            let mismatched = delivery.ingest.receivedEvents.filter { event in
+                guard case .int(let handler)? = event.properties["handler"] else { return true }
+                return event.deviceID != "device-\(handler)"
+            }
+            #expect(mismatched.isEmpty, "every event carries its own handler's device id")
         }
-        await client.flush()
-        let counters = client.counters
-        #expect(counters.skippedBacklog == 0 && counters.evictedByCaps == 0, "\(counters)")
-        let total = Self.handlers * 50
-        #expect(counters.delivered == total && counters.isBalanced, "\(counters)")
-        #expect(delivery.deliveredSeqs == Array(0..<total))
-        #expect(delivery.ingest.rawEvents.count == total, "nothing sent twice")
-        let mismatched = delivery.ingest.receivedEvents.filter { event in
-            guard case .int(let handler)? = event.properties["handler"] else { return true }
-            return event.deviceID != "device-\(handler)"
-        }
-        #expect(mismatched.isEmpty, "every event carries its own handler's device id")
-        await delivery.tearDown()
     }
 }

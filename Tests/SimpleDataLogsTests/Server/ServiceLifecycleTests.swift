@@ -58,70 +58,72 @@ struct ServiceLifecycleTests {
     }
 
     /// Runs `analytics` before a `FakeHTTPServer` in a group against a 300 ms edge, sends the
-    /// group's graceful shutdown (what SIGTERM does), and returns once the group has ended.
-    /// - Returns: The delivery, and whether the server drained before analytics stopped.
-    private func runServerThenShutDown(_ makeAnalytics: (SimpleDataLogsClient) -> any Service) async throws -> (Delivery, Bool) {
-        let delivery = try Delivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(300)), key: "sdl_sec_test0000000000", adjust: {
+    /// group's graceful shutdown (what SIGTERM does), and once the group has ended runs `body`
+    /// with the delivery and whether the server drained before analytics stopped; the delivery
+    /// is torn down however `body` ends.
+    private func withServerThenShutDown(
+        _ makeAnalytics: (SimpleDataLogsClient) -> any Service, _ body: (Delivery, Bool) async throws -> Void
+    ) async throws {
+        try await withDelivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(300)), key: "sdl_sec_test0000000000", adjust: {
             $0.batchSize = 200
-        })
-        let (stopped, stoppedSignal) = AsyncStream.makeStream(of: Void.self)
-        let group = ServiceGroup(
-            services: [makeAnalytics(delivery.client), FakeHTTPServer(analytics: delivery.client, stopped: stoppedSignal)],
-            gracefulShutdownSignals: [.sigterm],
-            logger: Logger(label: "test")
-        )
-        let running = Task { try await group.run() }
-        await delivery.test.drain()
-        await group.triggerGracefulShutdown()
-        try await running.value
-        stoppedSignal.finish()
-        var iterator = stopped.makeAsyncIterator()
-        return (delivery, await iterator.next() != nil)
+        }) { delivery in
+            let (stopped, stoppedSignal) = AsyncStream.makeStream(of: Void.self)
+            let group = ServiceGroup(
+                services: [makeAnalytics(delivery.client), FakeHTTPServer(analytics: delivery.client, stopped: stoppedSignal)],
+                gracefulShutdownSignals: [.sigterm],
+                logger: Logger(label: "test")
+            )
+            let running = Task { try await group.run() }
+            await delivery.test.drain()
+            await group.triggerGracefulShutdown()
+            try await running.value
+            stoppedSignal.finish()
+            var iterator = stopped.makeAsyncIterator()
+            try await body(delivery, await iterator.next() != nil)
+        }
     }
 
     @Test("the article's AnalyticsService, listed before the server: SIGTERM stops the server first; every event, its last requests' too, reaches a 300 ms edge; the group returns")
     func documentedService() async throws {
-        let (delivery, serverDrainedFirst) = try await runServerThenShutDown { AnalyticsService(client: $0) }
-        #expect(serverDrainedFirst, "the server drained before analytics stopped")
-        #expect(delivery.deliveredSeqs == Array(0..<600), "the drained requests' events were sent too")
-        let counters = delivery.client.counters
-        #expect(counters.delivered == 600 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
-        #expect(delivery.client.isShutDown)
-        delivery.ingest.stop()
-        delivery.test.directory.remove()
+        try await withServerThenShutDown({ AnalyticsService(client: $0) }) { delivery, serverDrainedFirst in
+            #expect(serverDrainedFirst, "the server drained before analytics stopped")
+            #expect(delivery.deliveredSeqs == Array(0..<600), "the drained requests' events were sent too")
+            let counters = delivery.client.counters
+            #expect(counters.delivered == 600 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
+            #expect(delivery.client.isShutDown)
+        }
     }
 
     @Test("service-lifecycle's own bridge, cancelWhenGracefulShutdown { await client.run() }: the cancellation no longer cuts the last send")
     func cancellingBridge() async throws {
-        let (delivery, _) = try await runServerThenShutDown { CancellingBridgeService(client: $0) }
-        #expect(delivery.deliveredSeqs == Array(0..<600))
-        #expect(delivery.client.counters.delivered == 600)
-        #expect(delivery.test.log.lines.allSatisfy { !$0.message.contains("cancelled") }, "no send was cancelled")
-        delivery.ingest.stop()
-        delivery.test.directory.remove()
+        try await withServerThenShutDown({ CancellingBridgeService(client: $0) }) { delivery, _ in
+            #expect(delivery.deliveredSeqs == Array(0..<600))
+            #expect(delivery.client.counters.delivered == 600)
+            #expect(delivery.test.log.lines.allSatisfy { !$0.message.contains("cancelled") }, "no send was cancelled")
+        }
     }
 
     @Test("run(until:) returns when its trigger does, and also when its task is cancelled first")
     func runUntil() async throws {
-        let test = TestClient()
-        let (trigger, fire) = AsyncStream.makeStream(of: Void.self)
-        let running = Task {
-            await test.client.run(until: {
-                for await _ in trigger { return }
-            })
+        try await withTestClient { test throws in
+            let (trigger, fire) = AsyncStream.makeStream(of: Void.self)
+            let running = Task {
+                await test.client.run(until: {
+                    for await _ in trigger { return }
+                })
+            }
+            test.client.track("e")
+            fire.yield()
+            await running.value
+            #expect(test.client.isShutDown)
+            #expect(try test.journaledEvents().count == 1)
         }
-        test.client.track("e")
-        fire.yield()
-        await running.value
-        #expect(test.client.isShutDown)
-        #expect(try test.journaledEvents().count == 1)
-        test.directory.remove()
 
-        let other = TestClient()
-        let never = Task { await other.client.run(until: { try? await gracefulShutdown() }) }
-        never.cancel()
-        await never.value
-        #expect(other.client.isShutDown, "outside a group, gracefulShutdown() waits for cancellation; so does run(until:)")
-        other.directory.remove()
+        await withTestClient { other in
+            let never = Task { await other.client.run(until: { try? await gracefulShutdown() }) }
+            never.cancel()
+            await never.value
+            #expect(other.client.isShutDown, "outside a group, gracefulShutdown() waits for cancellation; so does run(until:)")
+        }
     }
 }

@@ -18,17 +18,17 @@ func untilCancelled() async {
 struct ShutdownUnderCancellationTests {
     @Test("run(): cancelled with 3 batches queued against a 300 ms edge, it delivers all of them before returning")
     func runDeliversWhenCancelled() async throws {
-        let delivery = try Delivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(300)))
-        let running = Task { await delivery.client.run() }
-        delivery.track(0..<120)
-        await delivery.test.drain()
-        running.cancel()
-        await running.value
-        #expect(delivery.deliveredSeqs == Array(0..<120), "the last send was not cut by the cancellation")
-        let counters = delivery.client.counters
-        #expect(counters.delivered == 120 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
-        #expect(try JournalReader.events(inOutbox: delivery.test.directory.path).isEmpty, "nothing left to resend")
-        await delivery.tearDown()
+        try await withDelivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(300))) { delivery throws in
+            let running = Task { await delivery.client.run() }
+            delivery.track(0..<120)
+            await delivery.test.drain()
+            running.cancel()
+            await running.value
+            #expect(delivery.deliveredSeqs == Array(0..<120), "the last send was not cut by the cancellation")
+            let counters = delivery.client.counters
+            #expect(counters.delivered == 120 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
+            #expect(try JournalReader.events(inOutbox: delivery.test.directory.path).isEmpty, "nothing left to resend")
+        }
     }
 
     @Test("withClient left by cancellation delivers what the scope tracked")
@@ -56,45 +56,43 @@ struct ShutdownUnderCancellationTests {
 
     @Test("shutdown called from a task that is already cancelled still sends, and a second caller waits for the same shutdown")
     func shutdownFromCancelledTask() async throws {
-        let delivery = try Delivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(300)))
-        delivery.track(0..<50)
-        await delivery.test.drain()
-        let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
-        let first = Task {
-            await untilCancelled()
-            startedSignal.yield()
-            await delivery.client.shutdown(timeLimit: .seconds(5))
+        try await withDelivery(ingest: LocalIngest.Configuration(addedLatency: .milliseconds(300))) { delivery in
+            delivery.track(0..<50)
+            await delivery.test.drain()
+            let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
+            let first = Task {
+                await untilCancelled()
+                startedSignal.yield()
+                await delivery.client.shutdown(timeLimit: .seconds(5))
+            }
+            first.cancel()
+            var iterator = started.makeAsyncIterator()
+            await iterator.next()
+            let second = Task { await delivery.client.shutdown(timeLimit: .seconds(5)) }
+            await first.value
+            await second.value
+            #expect(delivery.deliveredSeqs == Array(0..<50))
+            #expect(delivery.ingest.summary.batches == 1, "one shutdown, one send")
+            #expect(delivery.client.counters.delivered == 50)
         }
-        first.cancel()
-        var iterator = started.makeAsyncIterator()
-        await iterator.next()
-        let second = Task { await delivery.client.shutdown(timeLimit: .seconds(5)) }
-        await first.value
-        await second.value
-        #expect(delivery.deliveredSeqs == Array(0..<50))
-        #expect(delivery.ingest.summary.batches == 1, "one shutdown, one send")
-        #expect(delivery.client.counters.delivered == 50)
-        delivery.ingest.stop()
-        delivery.test.directory.remove()
     }
 
     @Test("an edge that never answers: a cancelled run() returns when the time limit passes on the client's clock, and the events stay on disk")
     func neverAnsweringEdge() async throws {
-        let delivery = try Delivery()
-        delivery.ingest.script([.normal(delay: .seconds(3_600))])
-        let running = Task { await delivery.client.run(shutdownTimeLimit: .seconds(2)) }
-        delivery.track(0..<10)
-        await delivery.test.drain()
-        running.cancel()
-        #expect(await delivery.ingest.waitForRequests(count: 1))
-        // The shutdown's time limit and the request's own timeout both sleep on the manual clock.
-        try #require(await delivery.test.clock.waitForSleepers(count: 2), "the code under test started its timers")
-        delivery.test.clock.advance(by: .seconds(2))
-        await running.value
-        let counters = delivery.client.counters
-        #expect(counters.delivered == 0 && counters.pendingOnDisk == 10 && counters.isBalanced, "\(counters)")
-        #expect(try JournalReader.events(inOutbox: delivery.test.directory.path).count == 10, "kept for the next start")
-        delivery.ingest.stop()
-        delivery.test.directory.remove()
+        try await withDelivery { delivery in
+            delivery.ingest.script([.normal(delay: .seconds(3_600))])
+            let running = Task { await delivery.client.run(shutdownTimeLimit: .seconds(2)) }
+            delivery.track(0..<10)
+            await delivery.test.drain()
+            running.cancel()
+            #expect(await delivery.ingest.waitForRequests(count: 1))
+            // The shutdown's time limit and the request's own timeout both sleep on the manual clock.
+            try #require(await delivery.test.clock.waitForSleepers(count: 2), "the code under test started its timers")
+            delivery.test.clock.advance(by: .seconds(2))
+            await running.value
+            let counters = delivery.client.counters
+            #expect(counters.delivered == 0 && counters.pendingOnDisk == 10 && counters.isBalanced, "\(counters)")
+            #expect(try JournalReader.events(inOutbox: delivery.test.directory.path).count == 10, "kept for the next start")
+        }
     }
 }

@@ -18,56 +18,56 @@ struct AppLifecycleTests {
 
     @Test("the state at attach: a client configured while the app is in front calls its first events active, with a session, without any track call before")
     func stateAtAttach() async throws {
-        let test = TestClient(adjust: { $0.autocapture = [.appLaunches, .sessions]; $0.sessionMode = .activation })
-        test.client.respond(to: .becameActive)
-        test.client.track("first")
-        let events = try await test.flushedEvents()
-        #expect(events.map { $0["event"] as? String } == ["app_launched", "session_start", "first"] || events.map { $0["event"] as? String } == ["session_start", "app_launched", "first"], "\(events.map { $0["event"] ?? "" })")
-        #expect(events.last?["app_state"] as? String == "active")
-        #expect(Set(events.compactMap { $0["session_id"] as? String }).count == 1, "one session: the launch's")
-        await test.tearDown()
+        try await withTestClient(adjust: { $0.autocapture = [.appLaunches, .sessions]; $0.sessionMode = .activation }) { test in
+            test.client.respond(to: .becameActive)
+            test.client.track("first")
+            let events = try await test.flushedEvents()
+            #expect(events.map { $0.name } == ["app_launched", "session_start", "first"] || events.map { $0.name } == ["session_start", "app_launched", "first"], "\(events.map(\.name))")
+            #expect(events.last?.appState == "active")
+            #expect(Set(events.compactMap { $0.sessionID }).count == 1, "one session: the launch's")
+        }
     }
 
     @Test("entering the background: the send gets background time, given back once it ends")
     func backgroundTimeGivenBackAfterTheSend() async throws {
-        let delivery = try Delivery()
-        delivery.track(0..<3)
-        let calls = Locked((begun: 0, ended: 0))
-        let ended = AsyncStream<Void>.makeStream()
-        delivery.client.respond(to: .enteredBackground, beginBackgroundTime: {
-            calls.withLock { $0.begun += 1 }
-            return {
-                calls.withLock { $0.ended += 1 }
-                ended.continuation.yield()
-            }
-        })
-        for await _ in ended.stream { break }
-        #expect(calls.withLock { $0 } == (1, 1))
-        #expect(delivery.deliveredSeqs == [0, 1, 2], "sent before the time was given back")
-        await delivery.tearDown()
+        try await withDelivery { delivery in
+            delivery.track(0..<3)
+            let calls = Locked((begun: 0, ended: 0))
+            let ended = AsyncStream<Void>.makeStream()
+            delivery.client.respond(to: .enteredBackground, beginBackgroundTime: {
+                calls.withLock { $0.begun += 1 }
+                return {
+                    calls.withLock { $0.ended += 1 }
+                    ended.continuation.yield()
+                }
+            })
+            for await _ in ended.stream { break }
+            #expect(calls.withLock { $0 } == (1, 1))
+            #expect(delivery.deliveredSeqs == [0, 1, 2], "sent before the time was given back")
+        }
     }
 
     @Test("entering the background with an edge that never answers: the background time is given back after 20 s on the client's clock, not before")
     func backgroundTimeBounded() async throws {
-        let delivery = try Delivery()
-        delivery.ingest.script([.normal(delay: .seconds(600))])
-        delivery.track(0..<3)
-        await delivery.test.drain()
-        let ended = Locked(0)
-        let endedStream = AsyncStream<Void>.makeStream()
-        delivery.client.respond(to: .enteredBackground, beginBackgroundTime: {
-            { ended.withLock { $0 += 1 }; endedStream.continuation.yield() }
-        })
-        #expect(await delivery.ingest.waitForRequests(count: 1), "the send is under way")
-        // Two sleepers: the uploader's 30 s request deadline and the 20 s background limit.
-        try #require(await delivery.test.clock.waitForSleepers(count: 2))
-        delivery.test.clock.advance(by: .seconds(19))
-        #expect(ended.withLock { $0 } == 0, "19 s: still sending")
-        delivery.test.clock.advance(by: .seconds(1))
-        for await _ in endedStream.stream { break }
-        #expect(ended.withLock { $0 } == 1)
-        await delivery.client.shutdown(timeLimit: .zero)
-        delivery.ingest.stop()
+        try await withDelivery { delivery in
+            delivery.ingest.script([.normal(delay: .seconds(600))])
+            delivery.track(0..<3)
+            await delivery.test.drain()
+            let ended = Locked(0)
+            let endedStream = AsyncStream<Void>.makeStream()
+            delivery.client.respond(to: .enteredBackground, beginBackgroundTime: {
+                { ended.withLock { $0 += 1 }; endedStream.continuation.yield() }
+            })
+            #expect(await delivery.ingest.waitForRequests(count: 1), "the send is under way")
+            // Two sleepers: the uploader's 30 s request deadline and the 20 s background limit.
+            try #require(await delivery.test.clock.waitForSleepers(count: 2))
+            delivery.test.clock.advance(by: .seconds(19))
+            #expect(ended.withLock { $0 } == 0, "19 s: still sending")
+            delivery.test.clock.advance(by: .seconds(1))
+            for await _ in endedStream.stream { break }
+            #expect(ended.withLock { $0 } == 1)
+            await delivery.client.shutdown(timeLimit: .zero)
+        }
     }
 
     // The termination budget is real time (the system's own deadline is), so these tests assert
@@ -76,33 +76,33 @@ struct AppLifecycleTests {
 
     @Test("termination: the hold ends within its 2 s budget, and nothing is lost")
     func terminationHold() async throws {
-        let delivery = try Delivery()
-        delivery.track(0..<5)
-        await delivery.test.drain()
-        let elapsed = try await onOwnThread { [client = delivery.client] in
-            ContinuousClock().measure { client.respond(to: .willTerminate) }
+        try await withDelivery { delivery in
+            delivery.track(0..<5)
+            await delivery.test.drain()
+            let elapsed = try await onOwnThread { [client = delivery.client] in
+                ContinuousClock().measure { client.respond(to: .willTerminate) }
+            }
+            let counters = delivery.client.counters
+            #expect(counters.delivered + counters.pendingOnDisk == 5, "\(counters)")
+            if !isUnderSanitizer { #expect(elapsed < .seconds(4), "\(elapsed)") }
+            await delivery.client.flush()
+            #expect(delivery.deliveredSeqs == [0, 1, 2, 3, 4])
         }
-        let counters = delivery.client.counters
-        #expect(counters.delivered + counters.pendingOnDisk == 5, "\(counters)")
-        if !isUnderSanitizer { #expect(elapsed < .seconds(4), "\(elapsed)") }
-        await delivery.client.flush()
-        #expect(delivery.deliveredSeqs == [0, 1, 2, 3, 4])
-        await delivery.tearDown()
     }
 
     @Test("termination with an edge that never answers: the hold gives up after 2 s, the events stay on disk")
     func terminationHoldBounded() async throws {
-        let delivery = try Delivery()
-        delivery.ingest.script([.normal(delay: .seconds(600))])
-        delivery.track(0..<5)
-        await delivery.test.drain()
-        let elapsed = try await onOwnThread { [client = delivery.client] in
-            ContinuousClock().measure { client.respond(to: .willTerminate) }
+        try await withDelivery { delivery in
+            delivery.ingest.script([.normal(delay: .seconds(600))])
+            delivery.track(0..<5)
+            await delivery.test.drain()
+            let elapsed = try await onOwnThread { [client = delivery.client] in
+                ContinuousClock().measure { client.respond(to: .willTerminate) }
+            }
+            #expect(elapsed >= .seconds(2), "\(elapsed)")
+            if !isUnderSanitizer { #expect(elapsed < .seconds(4), "\(elapsed)") }
+            #expect(delivery.client.counters.pendingOnDisk == 5)
+            await delivery.client.shutdown(timeLimit: .zero)
         }
-        #expect(elapsed >= .seconds(2), "\(elapsed)")
-        if !isUnderSanitizer { #expect(elapsed < .seconds(4), "\(elapsed)") }
-        #expect(delivery.client.counters.pendingOnDisk == 5)
-        await delivery.client.shutdown(timeLimit: .zero)
-        delivery.ingest.stop()
     }
 }

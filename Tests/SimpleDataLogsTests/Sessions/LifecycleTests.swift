@@ -19,11 +19,11 @@ struct LifecycleTests {
         #expect(try JournalReader.events(inOutbox: path).count == 300, "all 300 journaled at exit")
 
         let up = try LocalIngest()
-        let next = TestClient(directory: directory, endpoint: up.endpoint)
-        await next.client.flush()
-        let seqs = up.receivedEvents.compactMap { if case .int(let seq)? = $0.properties["seq"] { Int(seq) } else { nil } }.sorted()
-        #expect(seqs == Array(0..<300))
-        await next.tearDown()
+        await withTestClient(directory: directory, endpoint: up.endpoint) { next in
+            await next.client.flush()
+            let seqs = up.receivedEvents.compactMap { if case .int(let seq)? = $0.properties["seq"] { Int(seq) } else { nil } }.sorted()
+            #expect(seqs == Array(0..<300))
+        }
         up.stop()
     }
 
@@ -46,11 +46,11 @@ struct LifecycleTests {
 
     @Test("the synchronous drain journals what the intake holds, within its bound")
     func synchronousDrain() async throws {
-        let test = TestClient()
-        for seq in 0..<500 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
-        let drained = try await onOwnThread { [client = test.client] in client.drainSynchronously(timeout: .seconds(30)) }
-        #expect(drained)
-        #expect(try test.journaledEvents().count == 500)
-        await test.tearDown()
+        try await withTestClient { test in
+            for seq in 0..<500 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            let drained = try await onOwnThread { [client = test.client] in client.drainSynchronously(timeout: .seconds(30)) }
+            #expect(drained)
+            #expect(try test.journaledEvents().count == 500)
+        }
     }
 }

@@ -7,22 +7,22 @@ import SimpleDataLogsTesting
 struct SessionPipelineTests {
     @Test("session_start, session_id on every event, session_end after a quiet gap, on the injected wall clock")
     func sessionsEndToEnd() async throws {
-        let test = TestClient(adjust: {
+        try await withTestClient(adjust: {
             $0.autocapture = .sessions
             $0.sessionMode = .inactivityTimeout(minutes: 30)
-        })
-        test.client.track("first")
-        test.wallClock.advance(by: 60)
-        test.client.track("second")
-        test.wallClock.advance(by: 31 * 60)
-        test.client.track("third")
-        let events = try await test.flushedEvents()
-        #expect(events.map { $0["event"] as? String } == ["session_start", "first", "second", "session_end", "session_start", "third"])
-        #expect(events[3].props["duration_s"] as? Int == 60)
-        #expect(events[1]["session_id"] as? String == events[0]["session_id"] as? String)
-        #expect(events[5]["session_id"] as? String != events[1]["session_id"] as? String)
-        #expect(test.client.counters.isBalanced, "\(test.client.counters)")
-        await test.tearDown()
+        }) { test in
+            test.client.track("first")
+            test.wallClock.advance(by: 60)
+            test.client.track("second")
+            test.wallClock.advance(by: 31 * 60)
+            test.client.track("third")
+            let events = try await test.flushedEvents()
+            #expect(events.map { $0.name } == ["session_start", "first", "second", "session_end", "session_start", "third"])
+            #expect(events[3].props["duration_s"] == 60)
+            #expect(events[1].sessionID == events[0].sessionID)
+            #expect(events[5].sessionID != events[1].sessionID)
+            #expect(test.client.counters.isBalanced, "\(test.client.counters)")
+        }
     }
 
     @Test("a process that quits mid-session has the session ended at the next launch, at its last activity")
@@ -36,40 +36,40 @@ struct SessionPipelineTests {
         let lastActivity = first.wallClock.now().millisecondsSince1970
         await first.client.shutdown()
 
-        let second = TestClient(directory: directory, adjust: { $0.autocapture = .sessions })
-        await second.drain()
-        let events = try second.journaledEvents()
-        let end = try #require(events.first { $0["event"] as? String == "session_end" })
-        #expect(end["ts"] as? Int64 == lastActivity)
-        #expect(end.props["duration_s"] as? Int == 42)
-        #expect(end["session_id"] as? String == events.first { $0["event"] as? String == "a" }?["session_id"] as? String)
-        #expect(second.client.counters.isBalanced, "\(second.client.counters)")
-        await second.tearDown()
+        try await withTestClient(directory: directory, adjust: { $0.autocapture = .sessions }) { second in
+            await second.drain()
+            let events = try second.journaledEvents()
+            let end = try #require(events.first { $0.name == "session_end" })
+            #expect(end.ts == lastActivity)
+            #expect(end.props["duration_s"] == 42)
+            #expect(end.sessionID == events.first { $0.name == "a" }?.sessionID)
+            #expect(second.client.counters.isBalanced, "\(second.client.counters)")
+        }
     }
 
     @Test("app_state and engaged_ms from reported activity; the caller's app_state wins; back-dated events carry neither; .off turns both off")
     func activity() async throws {
-        let test = TestClient()
-        test.client.track("server-style")
-        test.client.reportActivity(.foreground)
-        test.wallClock.advance(by: 2)
-        test.client.track("in-front")
-        test.client.track("mine", properties: ["app_state": "background"])
-        test.client.track("old", at: test.wallClock.now().addingTimeInterval(-60))
-        let events = try await test.flushedEvents()
-        #expect(events[0]["app_state"] as? String == "background" && events[0]["engaged_ms"] as? Int == 0)
-        #expect(events[1]["app_state"] as? String == "active" && events[1]["engaged_ms"] as? Int == 2_000)
-        #expect(events[2]["app_state"] as? String == "background")
-        #expect(events[3]["app_state"] == nil && events[3]["engaged_ms"] == nil)
-        await test.tearDown()
+        try await withTestClient { test in
+            test.client.track("server-style")
+            test.client.reportActivity(.foreground)
+            test.wallClock.advance(by: 2)
+            test.client.track("in-front")
+            test.client.track("mine", properties: ["app_state": "background"])
+            test.client.track("old", at: test.wallClock.now().addingTimeInterval(-60))
+            let events = try await test.flushedEvents()
+            #expect(events[0].appState == "background" && events[0].engagedMilliseconds == 0)
+            #expect(events[1].appState == "active" && events[1].engagedMilliseconds == 2_000)
+            #expect(events[2].appState == "background")
+            #expect(events[3].appState == nil && events[3].engagedMilliseconds == nil)
+        }
 
-        let off = TestClient(adjust: { $0.activity = .off })
-        off.client.track("plain")
-        off.client.track("mine", properties: ["app_state": "active"])
-        let offEvents = try await off.flushedEvents()
-        #expect(offEvents[0]["app_state"] == nil && offEvents[0]["engaged_ms"] == nil)
-        #expect(offEvents[1]["app_state"] as? String == "active" && offEvents[1]["engaged_ms"] == nil)
-        await off.tearDown()
+        try await withTestClient(adjust: { $0.activity = .off }) { off in
+            off.client.track("plain")
+            off.client.track("mine", properties: ["app_state": "active"])
+            let offEvents = try await off.flushedEvents()
+            #expect(offEvents[0].appState == nil && offEvents[0].engagedMilliseconds == nil)
+            #expect(offEvents[1].appState == "active" && offEvents[1].engagedMilliseconds == nil)
+        }
     }
 
     @Test("app_launched on every launch, with is_first_launch true only the first time per storage folder")
@@ -78,10 +78,10 @@ struct SessionPipelineTests {
         for launch in 0..<2 {
             let test = TestClient(directory: directory, adjust: { $0.autocapture = [.appLaunches, .sessions] })
             await test.drain()
-            let launched = try test.journaledEvents().filter { $0["event"] as? String == "app_launched" }
+            let launched = try test.journaledEvents().filter { $0.name == "app_launched" }
             #expect(launched.count == launch + 1)
-            #expect(launched.last?.props["is_first_launch"] as? Bool == (launch == 0))
-            #expect(launched.last?["session_id"] is String, "a launch starts a session without any track call")
+            #expect(launched.last?.props["is_first_launch"] == .bool(launch == 0))
+            #expect(launched.last?.sessionID != nil, "a launch starts a session without any track call")
             await test.client.shutdown()
         }
         directory.remove()
@@ -89,14 +89,14 @@ struct SessionPipelineTests {
 
     @Test("per-device sessions on a server: two devices, two sessions")
     func perDeviceSessions() async throws {
-        let test = TestClient(adjust: { $0.autocapture = .sessions })
-        test.client.track("req", deviceID: "device-a")
-        test.client.track("req", deviceID: "device-b")
-        test.client.withDeviceID("device-a") { test.client.track("req") }
-        let events = try await test.flushedEvents().filter { $0["event"] as? String == "req" }
-        let a = Set(events.filter { $0["device_id"] as? String == "device-a" }.compactMap { $0["session_id"] as? String })
-        let b = Set(events.filter { $0["device_id"] as? String == "device-b" }.compactMap { $0["session_id"] as? String })
-        #expect(a.count == 1 && b.count == 1 && a != b)
-        await test.tearDown()
+        try await withTestClient(adjust: { $0.autocapture = .sessions }) { test in
+            test.client.track("req", deviceID: "device-a")
+            test.client.track("req", deviceID: "device-b")
+            test.client.withDeviceID("device-a") { test.client.track("req") }
+            let events = try await test.flushedEvents().filter { $0.name == "req" }
+            let a = Set(events.filter { $0.deviceID == "device-a" }.compactMap { $0.sessionID })
+            let b = Set(events.filter { $0.deviceID == "device-b" }.compactMap { $0.sessionID })
+            #expect(a.count == 1 && b.count == 1 && a != b)
+        }
     }
 }

@@ -69,31 +69,72 @@ struct TestClient: Sendable {
 
     /// Every event stored in the outbox (sealed batches oldest first, then journals), parsed
     /// from the bytes on disk.
-    func journaledEvents() throws -> [[String: Any]] {
+    func journaledEvents() throws -> [JournaledEvent] {
         try JournalReader.events(inOutbox: directory.path)
     }
 
     /// Journals everything tracked so far, then reads the journal.
-    func flushedEvents() async throws -> [[String: Any]] {
+    func flushedEvents() async throws -> [JournaledEvent] {
         await drain()
         return try journaledEvents()
     }
 
-    /// Shuts the client down and removes its folder.
+    /// Shuts the client down and removes its folder. Safe to call again (shutting down twice is a
+    /// no-op, and the folder is already gone): the scope of `withTestClient` calls it even when
+    /// the test already did.
     func tearDown() async {
         await client.shutdown()
         directory.remove()
     }
 }
 
-/// Reads outbox files the way recovery will: by the record framing, then JSON per payload.
+/// Runs `body` with a fresh `TestClient` and tears it down however `body` ends, a thrown error (a
+/// failed `#require`) included, so no client's threads or files outlive the test. The parameters
+/// are `TestClient.init`'s. Returns what `body` returns.
+func withTestClient<Result>(
+    configure: Bool = true, key: String = "sdl_pub_test0000000000", gate: WriterGate? = nil,
+    tuning: ClientTuning = ClientTuning(), faults: FaultInjection = FaultInjection(),
+    directory: TemporaryDirectory = TemporaryDirectory(),
+    environment: [String: String] = [:], endpoint: URL? = nil,
+    adjust: @escaping @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { _ in },
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (TestClient) async throws -> Result
+) async rethrows -> Result {
+    let test = TestClient(
+        configure: configure, key: key, gate: gate, tuning: tuning, faults: faults, directory: directory,
+        environment: environment, endpoint: endpoint, adjust: adjust
+    )
+    return try await tearingDown(test, with: { await $0.tearDown() }, body)
+}
+
+/// Runs `body` with `resource`, then `tearDown` on every way out: after `body` returns, and
+/// before its error propagates when it throws. The one place the "tear down even when a
+/// `#require` fails" rule is written, for `withTestClient` and `withDelivery`.
+func tearingDown<Resource: Sendable, Result>(
+    _ resource: Resource, with tearDown: (Resource) async -> Void,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (Resource) async throws -> Result
+) async rethrows -> Result {
+    let result: Result
+    do {
+        result = try await body(resource)
+    } catch {
+        await tearDown(resource)
+        throw error
+    }
+    await tearDown(resource)
+    return result
+}
+
+/// Reads outbox files the way recovery will: by the record framing, then each payload decoded
+/// as a `JournaledEvent`.
 enum JournalReader {
     /// Every event in the outbox at `root`, all areas: batches in name order (oldest first),
     /// set-aside batches, then journals in sequence order.
-    static func events(inOutbox root: String, includeSetAside: Bool = false) throws -> [[String: Any]] {
+    static func events(inOutbox root: String, includeSetAside: Bool = false) throws -> [JournaledEvent] {
         let files = FileManager.default
         let areas = ((try? files.contentsOfDirectory(atPath: root + "/areas")) ?? []).sorted()
-        var events: [[String: Any]] = []
+        var events: [JournaledEvent] = []
         for area in areas {
             let folder = root + "/areas/" + area
             var folders = [folder + "/batches"]
@@ -111,16 +152,15 @@ enum JournalReader {
     }
 
     /// The events in one journal or batch file (a batch's header record is skipped).
-    static func events(inFile path: String) throws -> [[String: Any]] {
+    static func events(inFile path: String) throws -> [JournaledEvent] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let decoder = JSONDecoder()
         return try bytes.withUnsafeBytes { raw in
             try JournalRecord.scan(raw).records.compactMap { range in
                 let payload = Data(raw[range])
-                guard let object = try JSONSerialization.jsonObject(with: payload) as? [String: Any] else {
-                    throw JournalReaderError.notAnObject
-                }
-                return object["sdl_batch"] == nil ? object : nil
+                if try decoder.decode(BatchHeaderProbe.self, from: payload).isHeader { return nil }
+                return try decoder.decode(JournaledEvent.self, from: payload)
             }
         }
     }
@@ -137,11 +177,4 @@ enum JournalReader {
         }
         return names.sorted()
     }
-
-    enum JournalReaderError: Error { case notAnObject }
-}
-
-extension Dictionary where Key == String, Value == Any {
-    /// The event's `props` object.
-    var props: [String: Any] { self["props"] as? [String: Any] ?? [:] }
 }

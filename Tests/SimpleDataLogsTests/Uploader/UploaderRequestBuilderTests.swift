@@ -20,8 +20,8 @@ struct UploaderRequestBuilderTests {
     @Test("the body is valid JSON that the ingest's shape accepts")
     func bodyParses() throws {
         let body = UploadRequestBuilder.body(payloads: UploaderFixture.realisticEvents(count: 20), sentAt: 1_796_205_600_000)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
-        #expect((object["events"] as? [Any])?.count == 20 && object["sent_at"] as? Int == 1_796_205_600_000)
+        let object = try JSONDecoder().decode(SentBody.self, from: Data(body))
+        #expect(object.events.count == 20 && object.sentAt == 1_796_205_600_000)
     }
 
     @Test("the byte count matches the built body exactly, and the maximum covers any sent_at",

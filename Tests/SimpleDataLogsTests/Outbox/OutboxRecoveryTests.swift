@@ -39,7 +39,7 @@ struct OutboxRecoveryTests {
             let test = TestClient(directory: directory)
             let events = try await test.flushedEvents()
             let expected = cut == planted.bytes.count ? [0, 1, 2] : [0, 1]
-            #expect(events.map { $0.props["seq"] as! Int } == expected, "cut at \(cut)")
+            #expect(try events.map { try $0.requiredInt("seq") } == expected, "cut at \(cut)")
             let counters = test.client.counters
             #expect(counters.recovered == expected.count && counters.damagedRecords == (cut > lastStart && cut < planted.bytes.count ? 1 : 0), "cut at \(cut)")
             #expect(counters.isBalanced)
@@ -62,12 +62,12 @@ struct OutboxRecoveryTests {
             default: bytes[record + 30] ^= 0x01
             }
             try Data(bytes).write(to: URL(fileURLWithPath: planted.path))
-            let test = TestClient(directory: directory)
-            let seqs = try await test.flushedEvents().map { $0.props["seq"] as! Int }
-            #expect(seqs == [0, 1, 3, 4, 5], "\(corruption)")
-            #expect(test.client.counters.damagedRecords == 1)
-            #expect(test.log.lines(containing: "Skipped damaged data").count == 1)
-            await test.tearDown()
+            try await withTestClient(directory: directory) { test in
+                let seqs = try await test.flushedEvents().map { try $0.requiredInt("seq") }
+                #expect(seqs == [0, 1, 3, 4, 5], "\(corruption)")
+                #expect(test.client.counters.damagedRecords == 1)
+                #expect(test.log.lines(containing: "Skipped damaged data").count == 1)
+            }
         }
     }
 
@@ -75,13 +75,13 @@ struct OutboxRecoveryTests {
     func resentAtLaunch() async throws {
         let directory = TemporaryDirectory()
         try plantJournal(in: directory.path, events: (0..<10).map(payload))
-        let test = TestClient(directory: directory)
-        let journal = test.client.pipeline!.outbox
-        await journal.waitUntilSealed(atLeast: 1)
-        let batches = await journal.sealedBatches
-        #expect(batches.map(\.eventCount) == [10])
-        #expect(test.client.counters.recovered == 10 && test.client.counters.pendingOnDisk == 10)
-        await test.tearDown()
+        await withTestClient(directory: directory) { test in
+            let journal = test.client.pipeline!.outbox
+            await journal.waitUntilSealed(atLeast: 1)
+            let batches = await journal.sealedBatches
+            #expect(batches.map(\.eventCount) == [10])
+            #expect(test.client.counters.recovered == 10 && test.client.counters.pendingOnDisk == 10)
+        }
     }
 
     @Test("an unreadable batch is quarantined, never deleted, and the rest of the outbox is kept")
@@ -99,14 +99,14 @@ struct OutboxRecoveryTests {
         try FileManager.default.createDirectory(atPath: batches + planted, withIntermediateDirectories: true)
         try Data("junk".utf8).write(to: URL(fileURLWithPath: batches + "not-a-batch.batch"))
 
-        let second = TestClient(directory: directory)
-        let journal = second.client.pipeline!.outbox
-        await second.drain()
-        #expect(await journal.sealedBatches.map(\.eventCount) == [50, 50])
-        let quarantined = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine")
-        #expect(quarantined.count == 2)
-        #expect(second.log.lines(containing: "quarantine").count == 2)
-        await second.tearDown()
+        try await withTestClient(directory: directory) { second in
+            let journal = second.client.pipeline!.outbox
+            await second.drain()
+            #expect(await journal.sealedBatches.map(\.eventCount) == [50, 50])
+            let quarantined = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine")
+            #expect(quarantined.count == 2)
+            #expect(second.log.lines(containing: "quarantine").count == 2)
+        }
     }
 
     @Test("an injected EIO on reading a batch quarantines that file alone")
@@ -119,10 +119,10 @@ struct OutboxRecoveryTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0/batches").sorted()
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.failReads(ofPathsContaining: names[0], with: EIO)
-        let second = TestClient(faults: fileSystem.injection, directory: directory)
-        await second.drain()
-        #expect(await second.client.pipeline!.outbox.sealedBatches.count == 1)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine").count == 1)
-        await second.tearDown()
+        try await withTestClient(faults: fileSystem.injection, directory: directory) { second throws in
+            await second.drain()
+            #expect(await second.client.pipeline!.outbox.sealedBatches.count == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine").count == 1)
+        }
     }
 }

@@ -2,8 +2,16 @@ import Foundation
 import Testing
 import SimpleDataLogs
 
-/// The repository's root, found from this file's path (tests run from a checkout).
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+/// The repository's root, found from this file's path (tests run from a checkout): the nearest
+/// folder above it that holds `Package.swift`, so moving this file between test folders cannot
+/// point it somewhere else.
+private let repositoryRoot: URL = {
+    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while folder.path != "/", !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+        folder = folder.deletingLastPathComponent()
+    }
+    return folder
+}()
 
 /// Every Swift source of the libraries, concatenated with file names.
 private func librarySources() throws -> [(name: String, text: String)] {

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// The sealed batch files of an outbox, oldest first, as (name, events).
+func sealedBatches(in root: String) throws -> [(name: String, events: [JournaledEvent])] {
+    let folder = root + "/areas/a0/batches"
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".batch") }.sorted()
+    return try names.map { ($0, try JournalReader.events(inFile: folder + "/" + $0)) }
+}
+
+@Suite("Outbox: sealing batches")
+struct OutboxSealingTests {
+    @Test("exactly 50 events seal one batch; the 51st starts the next journal")
+    func fiftyEvents() async throws {
+        try await withTestClient { test in
+            for seq in 0..<50 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            await test.drain()
+            var batches = try sealedBatches(in: test.directory.path)
+            #expect(batches.count == 1)
+            #expect(try batches.first?.events.map { try $0.requiredInt("seq") } == Array(0..<50))
+            test.client.track("e", properties: ["seq": 50])
+            await test.drain()
+            batches = try sealedBatches(in: test.directory.path)
+            #expect(batches.count == 1)
+            #expect(try test.journaledEvents().count == 51, "one batch and one open journal")
+        }
+    }
+
+    @Test("batches are named oldest first, and their ids are stable UUIDs")
+    func oldestFirst() async throws {
+        try await withTestClient { test in
+            for seq in 0..<175 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            await test.drain()
+            let batches = try sealedBatches(in: test.directory.path)
+            #expect(batches.count == 3)
+            #expect(try batches.flatMap { try $0.events.map { try $0.requiredInt("seq") } } == Array(0..<150))
+            for batch in batches {
+                let parts = try #require(JournalName.batchParts(batch.name))
+                #expect(UUID(uuidString: parts.id) != nil && parts.path == "r")
+            }
+            let stored = await test.client.pipeline!.outbox.sealedBatches
+            #expect(stored.map(\.fileName) == batches.map(\.name))
+        }
+    }
+
+    @Test("the event that would take a request over 256 KiB starts the next batch")
+    func bodySizeBoundary() async throws {
+        try await withTestClient { test in
+            let filler = String(repeating: "x", count: 8_000)
+            for seq in 0..<40 { test.client.track("big", properties: ["seq": .int(Int64(seq)), "a": .string(filler), "b": .string(filler), "c": .string(filler)]) }
+            await test.drain()
+            let journal = test.client.pipeline!.outbox
+            let stored = await journal.sealedBatches
+            try #require(stored.count >= 3)
+            let folder = test.directory.path + "/areas/a0/batches/"
+            for batch in stored {
+                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + batch.fileName)))
+                let contents = BatchFile.decode(bytes)
+                let body = SealedBatch(id: batch.id, sequence: 0, path: "r", payloads: contents.payloads).bodyBytes
+                #expect(body <= EventLimits.maxBodyBytes, "each request fits")
+                let next = try #require(contents.payloads.first?.count)
+                #expect(body + next + 1 > EventLimits.maxBodyBytes, "and one more event would not have fitted")
+            }
+            #expect(try test.journaledEvents().map { try $0.requiredInt("seq") } == Array(0..<40))
+        }
+    }
+
+    @Test("a partial batch seals 5 seconds after its first event in debug builds (10 in release), on the injected clock")
+    func sealTimer() async throws {
+        #expect(SealPolicy.debugMaxAge == .seconds(5) && SealPolicy.releaseMaxAge == .seconds(10))
+        #if DEBUG
+        #expect(SealPolicy.defaultMaxAge == .seconds(5))
+        #endif
+        try await withTestClient { test in
+            let journal = test.client.pipeline!.outbox
+            test.client.track("first")
+            await test.drain()
+            try #require(await test.clock.waitForSleepers(count: 1), "the code under test started its timer")
+            test.client.track("second")
+            await test.drain()
+            test.clock.advance(by: .milliseconds(4_999))
+            await test.drain()
+            #expect(await journal.sealedBatches.isEmpty, "not yet")
+            test.clock.advance(by: .milliseconds(1))
+            await journal.waitUntilSealed(atLeast: 1)
+            let batches = try sealedBatches(in: test.directory.path)
+            #expect(batches.count == 1 && batches[0].events.map { $0.name } == ["first", "second"])
+        }
+    }
+
+    @Test("a full batch cancels its timer; the next partial batch gets a timer of its own")
+    func timerPerBatch() async throws {
+        var tuning = ClientTuning()
+        tuning.sealPolicy = SealPolicy(maxEvents: 3, maxAge: .seconds(10))
+        try await withTestClient(tuning: tuning) { test in
+            let journal = test.client.pipeline!.outbox
+            for _ in 0..<4 { test.client.track("e") }
+            await test.drain()
+            #expect(await journal.sealedBatches.count == 1)
+            try #require(await test.clock.waitForSleepers(count: 1), "the code under test started its timer")
+            test.clock.advance(by: .seconds(10))
+            await journal.waitUntilSealed(atLeast: 2)
+            #expect(await journal.sealedBatches.map(\.eventCount) == [3, 1])
+        }
+    }
+
+    @Test("group commit: full batches of chunks already waiting share one flush; a chunk with none behind it is flushed at its end")
+    func groupCommitAcrossChunks() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let files = FaultInjectingFileSystem()
+        let logger = SDKLogger(level: .debug, sink: RecordingLogSink())
+        let gate = WriterGate(isOpen: true)
+        var faults = FaultInjection()
+        faults.writerGate = gate
+        let executor = ThreadExecutor(name: "test.journal")
+        defer { executor.stop() }
+        let journal = OutboxActor(
+            directory: directory.path, fileSystem: files, logger: logger, problemLog: ProblemLog(logger: logger),
+            counters: StageCounters(), intake: Intake(), clock: ManualClock(), faults: faults,
+            policy: SealPolicy(), executor: executor
+        )
+        func chunk(_ range: Range<Int>) -> [PipelineItem] {
+            range.map { seq in
+                .event(Event(name: "e", id: UUID(), timestamp: 1_700_000_000_000, trackedAt: 1_700_000_000_000,
+                             properties: ["seq": .int(Int64(seq))], origin: .live))
+            }
+        }
+        let queue = ChunkQueue()
+        // Three chunks of 60 and a barrier, all waiting before the journal starts: three full
+        // batches, flushed together when the barrier comes (nothing waits behind it).
+        for range in [0..<60, 60..<120, 120..<180] {
+            queue.push(chunk(range))
+        }
+        let first = Barrier()
+        queue.push([.barrier(first)])
+        let running = Task { await journal.run(input: queue) }
+        await first.wait()
+        #expect(files.syncGroups == [3], "one flush for the three batches, not one per chunk")
+        // A chunk alone: its full batch is flushed at the end of that chunk, before the barrier
+        // that follows is even sent.
+        queue.push(chunk(180..<230))
+        let second = Barrier()
+        queue.push([.barrier(second)])
+        await second.wait()
+        #expect(files.syncGroups.reduce(0, +) == 4 && files.syncGroups.count <= 2)
+        // A long queue: the group is cut at 16 batches, so the uploader is not kept waiting.
+        // (The writer is held while the queue is built, so the journal sees it whole.)
+        let before = files.syncGroups.count
+        gate.close()
+        for start in stride(from: 230, to: 1_230, by: 50) {
+            queue.push(chunk(start..<(start + 50)))
+        }
+        let third = Barrier()
+        queue.push([.barrier(third)])
+        gate.open()
+        await third.wait()
+        #expect(Array(files.syncGroups.dropFirst(before)) == [16, 4])
+        queue.finish()
+        await running.value
+        await journal.close()
+        let batches = try sealedBatches(in: directory.path)
+        #expect(batches.map(\.events.count) == Array(repeating: 50, count: 24))
+        #expect(batches.flatMap(\.events).map { $0.int("seq") } == (0..<1_200).map { $0 })
+    }
+
+    @Test("folders are 0700 and files 0600")
+    func permissions() async throws {
+        try await withTestClient { test throws in
+            for _ in 0..<60 { test.client.track("e") }
+            await test.drain()
+            func mode(_ path: String) throws -> Int {
+                (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
+            }
+            let root = test.directory.path
+            for folder in ["", "/areas", "/areas/a0", "/areas/a0/batches", "/areas/a0/set-aside", "/areas/a0/tmp", "/quarantine"] {
+                #expect(try mode(root + folder) == 0o700, "\(folder)")
+            }
+            for file in JournalReader.files(under: root) {
+                #expect(try mode(root + "/" + file) == 0o600, "\(file)")
+            }
+        }
+    }
+
+    @Test("every descriptor the outbox holds is close-on-exec")
+    func closeOnExec() async throws {
+        try await withTestClient { test in
+            test.client.track("e")
+            await test.drain()
+            var checked = 0
+            for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
+                guard let descriptor = Int32(name),
+                      let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                      target.hasPrefix(test.directory.path) else { continue }
+                #expect(fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0, "\(target)")
+                checked += 1
+            }
+            #expect(checked >= 2, "the lock and the journal")
+        }
+    }
+}
