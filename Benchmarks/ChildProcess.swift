@@ -57,6 +57,8 @@ enum ChildProcess {
             _exit(0)
         case "server-burst":
             return await ServerBurstBenchmark.child(rest, idle: settle())
+        case "clients":
+            return await ClientFootprintBenchmark.child(rest)
         default:
             FileHandle.standardError.write(Data("unknown child role \(role)\n".utf8))
             return 2

@@ -25,11 +25,17 @@ final class ThreadExecutor: SerialExecutor, Sendable {
     let name: String
 
     /// Starts the thread.
-    /// - Parameter name: The thread's name, as debuggers and `top -H` show it.
+    /// - Parameter name: The thread's name, as debuggers and `top -H` show it: at most 15
+    ///   characters, the kernel's limit (`sdl.outbox`).
     init(name: String) {
         self.name = name
         afterStop = DispatchQueue(label: "\(name).after-stop")
-        let thread = Thread { [self] in self.runLoop() }
+        let thread = Thread { [self] in
+            // Named from inside: on Linux, Foundation gives the kernel a thread's name only when
+            // the thread itself sets it, so a name set before `start()` never reached `top -H`.
+            Thread.current.name = name
+            self.runLoop()
+        }
         thread.name = name
         thread.stackSize = 1 << 20
         thread.start()

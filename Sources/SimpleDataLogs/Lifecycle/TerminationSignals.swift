@@ -40,6 +40,7 @@ package final class TerminationSignals: Sendable {
             return nil
         }
         let thread = Thread {
+            Thread.current.name = "sdl.signals"
             var number: Int32 = 0
             while true {
                 let count = withUnsafeMutableBytes(of: &number) { read(readEnd, $0.baseAddress, $0.count) }
@@ -50,7 +51,7 @@ package final class TerminationSignals: Sendable {
                 return
             }
         }
-        thread.name = "SimpleDataLogs.signals"
+        thread.name = "sdl.signals"
         thread.start()
         return TerminationSignals(writeEnd: writeEnd)
     }

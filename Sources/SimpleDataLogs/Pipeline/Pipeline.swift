@@ -39,9 +39,9 @@ final class Pipeline: Sendable {
         self.clock = clock
         ownedTransport = settings.ownedTransport
         let problemLog = ProblemLog(logger: logger)
-        stagesExecutor = ThreadExecutor(name: "SimpleDataLogs.stages")
-        outboxExecutor = ThreadExecutor(name: "SimpleDataLogs.outbox")
-        uploaderExecutor = ThreadExecutor(name: "SimpleDataLogs.uploader")
+        stagesExecutor = ThreadExecutor(name: "sdl.stages")
+        outboxExecutor = ThreadExecutor(name: "sdl.outbox")
+        uploaderExecutor = ThreadExecutor(name: "sdl.uploader")
         let reports = DeliveryReportHub()
         self.reports = reports
         let identity = IdentityActor(intake: intake, counters: counters, problemLog: problemLog, executor: stagesExecutor)
