@@ -137,10 +137,7 @@ extension OutboxActor {
     /// Queues a sealed batch, and wakes whoever waits for seals.
     func insertSealed(_ batch: StoredBatch) {
         queue.insertSealed(batch)
-        let count = queue.sealsSinceLaunch
-        let ready = sealWaiters.filter { $0.count <= count }
-        sealWaiters.removeAll { $0.count <= count }
-        for waiter in ready { waiter.continuation.resume() }
+        sealWaiters.takeReached(queue.sealsSinceLaunch).resume()
     }
 
     /// Tries again to write the batches the disk refused earlier, oldest first.

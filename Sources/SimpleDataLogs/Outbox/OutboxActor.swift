@@ -31,7 +31,8 @@ actor OutboxActor {
     let layout: OutboxLayout?
 
     private let watermarkState = Locked(JournalWatermark())
-    private let watermarkWaiters = Locked<[(target: Int, signal: DispatchSemaphore)]>([])
+    /// Threads blocked until a number of events is written (``blockUntilWatermark(atLeast:timeout:)``).
+    private let watermarkWaiters = Locked(ThresholdWaiters())
 
     // The area this client owns.
     var area: AreaLayout?
@@ -70,7 +71,7 @@ actor OutboxActor {
     /// Sessions found at launch, ended once the pipeline is running.
     var leftoverSessions: [SessionRules.Session] = []
     /// Tasks waiting for a number of seals (tests, and `flush` once the uploader lands).
-    var sealWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    var sealWaiters = ThresholdWaiters()
     /// The ids of `app_crashed` events appended and not yet matched by their record.
     var appendedCrashEventIDs: Set<UUID> = []
     /// Crash records whose events are appended, deleted once those are on disk.
@@ -107,7 +108,7 @@ actor OutboxActor {
         let signal = DispatchSemaphore(value: 0)
         let reached: Bool = watermarkWaiters.withLock { waiters in
             if watermarkState.withLock({ $0.eventsWritten }) >= target { return true }
-            waiters.append((target, signal))
+            waiters.add(thread: signal, for: target)
             return false
         }
         return reached || signal.wait(timeout: timeout) == .success
@@ -262,11 +263,7 @@ actor OutboxActor {
             if let latest { watermark.latestEventID = latest }
             return watermark.eventsWritten
         }
-        let due = watermarkWaiters.withLock { waiters in
-            defer { waiters.removeAll { $0.target <= written } }
-            return waiters.filter { $0.target <= written }
-        }
-        for waiter in due { waiter.signal.signal() }
+        watermarkWaiters.withLock { $0.takeReached(written) }.resume()
     }
 
     /// Logs the first disk failure of an episode; later ones are counted by the episode.
@@ -286,7 +283,7 @@ actor OutboxActor {
     /// Returns once at least `count` batches have been sealed since launch.
     func waitUntilSealed(atLeast count: Int) async {
         guard queue.sealsSinceLaunch < count else { return }
-        await withCheckedContinuation { sealWaiters.append((count, $0)) }
+        await withCheckedContinuation { sealWaiters.add(task: $0, for: count) }
     }
 
     /// The sealed batches, oldest first, as the uploader will take them.

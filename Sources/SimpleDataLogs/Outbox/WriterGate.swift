@@ -1,9 +1,9 @@
 /// A test seam that holds the journal writer before each write, so tests can fill the backlog
 /// deterministically. Open by default; production code never closes it.
 package final class WriterGate: Sendable {
-    private struct State: Sendable {
+    private struct State: ParksWaiters {
         var isOpen: Bool
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters = WaiterQueue()
     }
 
     private let state: Locked<State>
@@ -13,10 +13,9 @@ package final class WriterGate: Sendable {
 
     /// Lets every held and future writer through.
     package func open() {
-        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
+        let waiters = state.withLock { state in
             state.isOpen = true
-            defer { state.waiters = [] }
-            return state.waiters
+            return state.waiters.takeAll()
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -24,15 +23,8 @@ package final class WriterGate: Sendable {
     /// Holds future writers again.
     package func close() { state.withLock { $0.isOpen = false } }
 
-
-    /// Returns when the gate is open.
+    /// Returns when the gate is open (or the calling task is cancelled).
     func pass() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isOpen: Bool = state.withLock { state in
-                if !state.isOpen { state.waiters.append(continuation) }
-                return state.isOpen
-            }
-            if isOpen { continuation.resume() }
-        }
+        await state.park { $0.isOpen }
     }
 }
