@@ -19,7 +19,7 @@ enum BenchmarkSupport {
         name: String, properties: [String: PropertyValue], id: UUID, timestamp: Int64,
         scratch: inout [UInt8], to buffer: inout [UInt8]
     ) {
-        let event = Event(name: name, id: id, timestamp: timestamp, trackedAt: timestamp, properties: properties, origin: .live)
+        let event = Event.live(name: name, id: id, timestamp: timestamp, properties: properties)
         scratch.removeAll(keepingCapacity: true)
         EventEncoder.encode(event, into: &scratch)
         JournalRecord.append(payload: scratch, to: &buffer)
@@ -27,7 +27,7 @@ enum BenchmarkSupport {
 
     /// One event's JSON payload, exactly as the journal stores it and the uploader sends it.
     static func payload(name: String, properties: [String: PropertyValue], id: UUID, timestamp: Int64) -> [UInt8] {
-        EventEncoder.encode(Event(name: name, id: id, timestamp: timestamp, trackedAt: timestamp, properties: properties, origin: .live))
+        EventEncoder.encode(Event.live(name: name, id: id, timestamp: timestamp, properties: properties))
     }
 
     /// The request the uploader would build for these payloads: same URL, headers, body and

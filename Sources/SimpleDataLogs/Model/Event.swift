@@ -43,30 +43,16 @@ package struct Event: Sendable, Equatable {
     /// The memory the event was estimated to hold when the intake took it, counted against the
     /// backlog's byte bound until the journal writes it; 0 for events the SDK makes itself.
     var memoryCost = 0
-
-    /// Every field, as the memberwise initializer would take them; written out so that it can be
-    /// `package` (the benchmarks' baselines encode events exactly as the journal does).
-    package init(
-        name: String, id: UUID, timestamp: Int64, trackedAt: Int64, properties: [String: PropertyValue], origin: Origin,
-        deviceIDSource: DeviceIDSource = .inherited, deviceID: String? = nil, sessionID: String? = nil,
-        appState: AppState? = nil, engagedMilliseconds: Int64? = nil, memoryCost: Int = 0
-    ) {
-        self.name = name
-        self.id = id
-        self.timestamp = timestamp
-        self.trackedAt = trackedAt
-        self.properties = properties
-        self.origin = origin
-        self.deviceIDSource = deviceIDSource
-        self.deviceID = deviceID
-        self.sessionID = sessionID
-        self.appState = appState
-        self.engagedMilliseconds = engagedMilliseconds
-        self.memoryCost = memoryCost
-    }
 }
 
 extension Event {
+    /// A live event with every other field at its default, for the benchmarks' baselines, which
+    /// encode events exactly as the journal does. A factory, not a `package` initializer: making
+    /// the memberwise initializer `package` cost `track()` about 60 ns (measured, p50 270 → 330 ns).
+    package static func live(name: String, id: UUID, timestamp: Int64, properties: [String: PropertyValue]) -> Event {
+        Event(name: name, id: id, timestamp: timestamp, trackedAt: timestamp, properties: properties, origin: .live)
+    }
+
     /// A deliberately generous estimate of the memory one tracked event holds until the journal
     /// writes it: the event itself, its name and device id, a dictionary slot and a key's worth for
     /// each property, and the bytes of each string value (the one part that can be large). Made
