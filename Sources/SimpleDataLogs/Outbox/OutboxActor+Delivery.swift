@@ -36,6 +36,7 @@ extension OutboxActor {
     /// out of the queue and counted, so the uploader moves on instead of trying it forever.
     private func forgetVanished(_ batch: StoredBatch) {
         _ = queue.removeSealed(batch.id)
+        feed?.left([batch.id])
         counters.update {
             $0.lostFromDisk += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
@@ -82,6 +83,7 @@ extension OutboxActor {
     /// disk, counted, and never blocks the batches behind it.
     func setAside(_ id: UUID) {
         guard var batch = queue.removeSealed(id) else { return }
+        feed?.left([id])
         if let area {
             if let held = batch.heldInMemory {
                 // Never on disk: write it straight into the set-aside folder.
@@ -125,7 +127,6 @@ extension OutboxActor {
         let moved = requeueSetAside()
         if moved > 0 {
             logger.info("Queued \(moved) set-aside batch(es) again, \(Int(Self.setAsideRetryInterval.components.seconds / 60)) minutes after they were refused.")
-            uploaderSignals?.yield(.batchesAvailable)
         }
     }
 
@@ -181,6 +182,7 @@ extension OutboxActor {
     /// Takes a batch out of the queue and deletes its file.
     private func remove(_ id: UUID) -> StoredBatch? {
         guard let batch = queue.removeSealed(id) else { return nil }
+        feed?.left([id])
         if let area, batch.heldInMemory == nil {
             try? fileSystem.remove(area.batchesFolder + "/" + batch.fileName)
         }

@@ -31,7 +31,7 @@ extension OutboxActor {
         open.discard()
         undurableOpenEvents = 0
         journalIsComplete = true
-        _ = queue.removeAll()
+        feed?.left(queue.removeAll().sealed.map(\.id))
         counters.update {
             $0.deletedByOptOut += openEvents + sealedEvents + setAsideEvents
             $0.pendingOnDisk -= openEvents + sealedEvents

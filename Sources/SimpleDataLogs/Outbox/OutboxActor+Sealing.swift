@@ -41,7 +41,6 @@ extension OutboxActor {
             undurableOpenEvents = 0
             insertSealed(stored)
             enforceCaps()
-            uploaderSignals?.yield(.batchesAvailable)
         }
         journalIsComplete = true
     }
@@ -88,7 +87,6 @@ extension OutboxActor {
         }
         diskRecovered()
         enforceCaps()
-        uploaderSignals?.yield(.batchesAvailable)
     }
 
     /// Writes `batch` as a file by the sealing protocol, or keeps it in memory when the disk
@@ -137,6 +135,7 @@ extension OutboxActor {
     /// Queues a sealed batch, and wakes whoever waits for seals.
     func insertSealed(_ batch: StoredBatch) {
         queue.insertSealed(batch)
+        feed?.joined([batch])
         sealWaiters.takeReached(queue.sealsSinceLaunch).resume()
     }
 
@@ -171,6 +170,7 @@ extension OutboxActor {
     func enforceCaps() {
         let eviction = queue.enforce(caps, unevictable: unevictableUsage)
         guard !eviction.isEmpty else { return }
+        feed?.left(eviction.evicted.map(\.id))
         if let area {
             for batch in eviction.refused { try? fileSystem.remove(area.setAsideFolder + "/" + batch.fileName) }
             for batch in eviction.evicted where batch.heldInMemory == nil {

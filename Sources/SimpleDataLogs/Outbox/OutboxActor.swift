@@ -114,11 +114,12 @@ actor OutboxActor {
         return reached || signal.wait(timeout: timeout) == .success
     }
 
-    /// Tells the uploader when batches are ready; set before `run`.
-    var uploaderSignals: AsyncStream<UploaderSignal>.Continuation?
+    /// Tells the uploader every change to the queue of sealed batches; set before `run`, nil
+    /// when the uploader does not run.
+    var feed: BatchFeed?
 
-    func attach(uploaderSignals: AsyncStream<UploaderSignal>.Continuation) {
-        self.uploaderSignals = uploaderSignals
+    func attach(feed: BatchFeed) {
+        self.feed = feed
     }
 
     /// Recovers the folder, then writes what arrives on `input` until it finishes. The area
@@ -134,9 +135,8 @@ actor OutboxActor {
             let moved = requeueSetAside()
             if moved > 0 { logger.info("Queued \(moved) set-aside batch(es) again at launch.") }
         }
-        // The opt-out may already be waiting in the first chunk: only announce leftovers to the
-        // uploader when collecting, so an opted-out launch sends not a byte.
-        if !queue.sealed.isEmpty && intake.isEnabled { uploaderSignals?.yield(.batchesAvailable) }
+        // Leftovers reached the uploader through the feed as recovery queued them; it sends
+        // nothing while collection is off, so an opted-out launch sends not a byte.
         for await _ in input.wakeUps {
             while let (chunk, moreWaiting) = input.pop() {
                 if let gate { await gate.pass() }

@@ -62,13 +62,16 @@ final class Pipeline: Sendable {
         let (toSessions, toSessionsInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
         let toOutbox = ChunkQueue()
 
+        let feed: BatchFeed?
         if tuning.startsUploader {
             // Unbounded: signals are few (one per seal, timer or flush) and must not be lost.
             let (signals, signalInput) = AsyncStream.makeStream(of: UploaderSignal.self, bufferingPolicy: .unbounded)
             uploaderSignals = signalInput
+            let batchFeed = BatchFeed { signalInput.yield(.batchesAvailable) }
+            feed = batchFeed
             let uploader = Self.makeUploader(
                 clock: clock, wallClock: wallClock, outbox: outbox, settings: settings, logger: logger,
-                reports: reports, intake: intake, signals: signalInput, executor: uploaderExecutor
+                reports: reports, intake: intake, signals: signalInput, feed: batchFeed, executor: uploaderExecutor
             )
             let executor = uploaderExecutor
             uploaderTask = Task {
@@ -78,11 +81,11 @@ final class Pipeline: Sendable {
             }
         } else {
             uploaderSignals = nil
+            feed = nil
             uploaderTask = nil
         }
-        let uploaderSignals = uploaderSignals
         stagesTask = Task {
-            if let uploaderSignals { await outbox.attach(uploaderSignals: uploaderSignals) }
+            if let feed { await outbox.attach(feed: feed) }
             await withTaskGroup(of: Void.self) { group in
                 // Each loop prefers its actor's thread, so that it is woken there, not on the pool.
                 group.addTask(preferring: identity.executor) { await identity.run(output: toSessionsInput) }
@@ -95,11 +98,12 @@ final class Pipeline: Sendable {
     /// Opens the clock's concrete type, so the uploader works with the clock's own instants.
     private static func makeUploader<C: Clock>(
         clock: C, wallClock: any WallClock, outbox: OutboxActor, settings: UploaderSettings, logger: SDKLogger,
-        reports: DeliveryReportHub, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation, executor: ThreadExecutor
+        reports: DeliveryReportHub, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation, feed: BatchFeed,
+        executor: ThreadExecutor
     ) -> @Sendable (AsyncStream<UploaderSignal>) async -> Void where C.Duration == Duration {
         let uploader = Uploader(
             clock: clock, wallClock: wallClock, outbox: outbox, settings: settings, logger: logger,
-            reports: reports, intake: intake, signals: signals, executor: executor
+            reports: reports, intake: intake, signals: signals, feed: feed, executor: executor
         )
         return { input in await uploader.run(input) }
     }

@@ -21,6 +21,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     private let reports: DeliveryReportHub
     private let intake: Intake
     private let signals: AsyncStream<UploaderSignal>.Continuation
+    /// The outbox's queue, as it changes.
+    private let feed: BatchFeed
 
     private var machine: UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>
     /// The one running timer; replaced (and cancelled) by each ``UploaderStateMachine/Action/startTimer(after:generation:)``.
@@ -28,7 +30,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
 
     init(
         clock: C, wallClock: any WallClock, outbox: OutboxActor, settings: UploaderSettings, logger: SDKLogger,
-        reports: DeliveryReportHub, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation, executor: ThreadExecutor
+        reports: DeliveryReportHub, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation, feed: BatchFeed,
+        executor: ThreadExecutor
     ) {
         self.clock = clock
         self.wallClock = wallClock
@@ -38,6 +41,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         self.reports = reports
         self.intake = intake
         self.signals = signals
+        self.feed = feed
         self.executor = executor
         machine = UploaderStateMachine(
             maxConcurrentRequests: settings.maxConcurrentRequests, backoffScale: settings.backoffScale,
@@ -65,12 +69,16 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     /// machine says the wake-up starts a pass. A flush tries each queued batch once and ignores
     /// a backoff; a normal pass goes on until the queue is empty or an answer says to wait.
     private func sendPass(after wake: UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>.Wake) async {
+        // What the outbox posted is taken even when no pass starts, so the copy stays current.
+        machine.apply(feed.take())
         guard machine.startsPass(after: wake, at: clock.now), settings.builder != nil, intake.isEnabled else { return }
-        machine.beginPass(queued: Set(await outbox.sealedBatches.map(\.id)))
+        machine.beginPass()
         var tried: Set<UUID> = []
         var unreadable: [(batch: StoredBatch, error: FileSystemError)] = []
         while !Task.isCancelled {
-            let round = machine.nextRound(queued: await outbox.sealedBatches, tried: tried)
+            // Batches sealed (or evicted) while the last round was in flight count in this one.
+            machine.apply(feed.take())
+            let round = machine.nextRound(tried: tried)
             guard !round.isEmpty, intake.isEnabled else { break }
             // Every batch taken counts as tried, sent or not: one that cannot be loaded must not
             // be taken again in this pass (it was, and the pass spun a core forever).
@@ -98,7 +106,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             case .markDelivered(let id, let rejected):
                 await outbox.markDelivered(id, rejected: rejected)
             case .split(let id):
-                let halves = await outbox.split(id).map { ($0.0.id, $0.1.id) }
+                let halves = await outbox.split(id)
                 if let batch { await perform(machine.splitEnded(batch, halves: halves), for: batch) }
             case .dropTooLarge(let id):
                 await outbox.dropTooLarge(id)
@@ -134,7 +142,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         for batch in batches {
             switch await outbox.load(batch.id) {
             case .loaded(let sealed): loaded.append((batch, sealed))
-            case .gone: continue
+            case .gone: machine.batchGone(batch.id)
             case .unreadable(let error): unreadable.append((batch, error))
             }
         }

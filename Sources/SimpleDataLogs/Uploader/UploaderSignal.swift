@@ -1,7 +1,7 @@
 /// What wakes the uploader's loop. The loop is the only place that sends, so a batch is never
 /// sent twice at once, and a flush simply waits its turn behind a send already in flight.
 enum UploaderSignal: Sendable {
-    /// The outbox sealed (or recovered) batches.
+    /// The outbox's queue changed: the ``BatchFeed`` holds what joined and what left it.
     case batchesAvailable
     /// A backoff or key-probe timer ran out.
     case timerFired(generation: Int)

@@ -59,6 +59,8 @@ where Instant.Duration == Duration {
     /// Multiplies every backoff delay; 1 in production, smaller in `sdl demo`.
     let backoffScale: Double
 
+    /// The outbox's sealed batches, oldest first, as the ``BatchFeed`` told them.
+    private(set) var queue: [StoredBatch] = []
     private(set) var backoff = Backoff()
     private(set) var probe = KeyProbeSchedule<Instant>()
     /// Set while backing off: no pass but a flush starts before it.
@@ -103,19 +105,41 @@ where Instant.Duration == Duration {
         return true
     }
 
-    /// A pass begins: failures of batches that left the queue some other way (the caps, the
-    /// opt-out) are forgotten.
-    mutating func beginPass(queued: Set<UUID>) {
+    // MARK: The queue
+
+    /// Applies what the outbox posted: batches that joined its queue go where their age puts
+    /// them (a batch already known is not added twice); batches that left it are forgotten, with
+    /// their failures.
+    mutating func apply(_ changes: [BatchFeed.Change]) {
+        for change in changes {
+            switch change {
+            case .joined(let batches):
+                for batch in batches where !queue.contains(where: { $0.id == batch.id }) {
+                    let index = queue.firstIndex { StoredBatch.isOlder(batch, $0) } ?? queue.endIndex
+                    queue.insert(batch, at: index)
+                }
+            case .left(let ids):
+                for id in ids { forget(id) }
+            }
+        }
+    }
+
+    /// A batch the outbox no longer has (its file vanished, or it left before the feed said so).
+    mutating func batchGone(_ id: UUID) {
+        forget(id)
+    }
+
+    // MARK: Passes
+
+    /// A pass begins.
+    mutating func beginPass() {
         localFaultInPass = false
-        guard !failuresByBatch.isEmpty || !demoted.isEmpty else { return }
-        failuresByBatch = failuresByBatch.filter { queued.contains($0.key) }
-        demoted.formIntersection(queued)
     }
 
     /// The next round of a pass: batches not yet tried in it, oldest first with demoted ones
     /// after the others, at most ``maxConcurrentRequests``.
-    func nextRound(queued: [StoredBatch], tried: Set<UUID>) -> [StoredBatch] {
-        let untried = queued.filter { !tried.contains($0.id) }
+    func nextRound(tried: Set<UUID>) -> [StoredBatch] {
+        let untried = queue.filter { !tried.contains($0.id) }
         let ordered = untried.filter { !demoted.contains($0.id) } + untried.filter { demoted.contains($0.id) }
         return Array(ordered.prefix(maxConcurrentRequests))
     }
@@ -159,7 +183,7 @@ where Instant.Duration == Duration {
         let id = EventEncoder.lowercaseString(batch.id)
         switch AnswerPolicy.action(for: outcome, attempt: attempt, now: wallNow) {
         case .delete(let rejected):
-            forgetFailures(of: batch.id)
+            forget(batch.id)
             var actions: [Action] = [.markDelivered(batch.id, rejected: rejected.count)]
             if backoff.consecutiveFailures > 0 || failureEpisodeLogged {
                 actions.append(.log(.info, "The ingest answers again; delivered batch \(id) after \(backoff.consecutiveFailures) failed tries."))
@@ -190,7 +214,7 @@ where Instant.Duration == Duration {
             return Step(actions: [.split(batch.id)], passGoesOn: true)
 
         case .dropTooLarge:
-            forgetFailures(of: batch.id)
+            forget(batch.id)
             return Step(actions: [
                 .dropTooLarge(batch.id),
                 .log(.warning, "The ingest refused a single event as too large (413); dropped it. Send fewer or shorter properties."),
@@ -203,7 +227,7 @@ where Instant.Duration == Duration {
             return Step(actions: [], passGoesOn: true)
 
         case .setAside(let reason):
-            forgetFailures(of: batch.id)
+            forget(batch.id)
             let text: String
             switch reason {
             case .malformedBody(let message): text = "400 \(message ?? "bad body")"
@@ -236,13 +260,14 @@ where Instant.Duration == Duration {
         }
     }
 
-    /// The outbox's answer to a ``Action/split(_:)``: the halves, or nil when the disk refused
-    /// them (logged by the outbox). A refused split keeps the parent queued and retries later
+    /// The outbox's answer to a ``Action/split(_:)``: the halves (which take the parent's place
+    /// in the queue), or nil when the disk refused them (logged by the outbox). A refused split keeps the parent queued and retries later
     /// under the local-fault backoff; the batches behind it go on.
-    mutating func splitEnded(_ batch: StoredBatch, halves: (UUID, UUID)?) -> [Action] {
+    mutating func splitEnded(_ batch: StoredBatch, halves: (StoredBatch, StoredBatch)?) -> [Action] {
         guard let (left, right) = halves else { return localRetry() }
-        forgetFailures(of: batch.id)
-        return [.publish(.split(batchID: batch.id, into: [left, right]))]
+        forget(batch.id)
+        apply([.joined([left, right])])
+        return [.publish(.split(batchID: batch.id, into: [left.id, right.id]))]
     }
 
     // MARK: Helpers
@@ -275,8 +300,10 @@ where Instant.Duration == Duration {
         return .startTimer(after: delay, generation: timerGeneration)
     }
 
-    /// A batch that left the queue (delivered, set aside, split, dropped) has no failures to count.
-    private mutating func forgetFailures(of id: UUID) {
+    /// A batch that left the queue (delivered, set aside, split, dropped, evicted) is out of the
+    /// queue and has no failures to count.
+    private mutating func forget(_ id: UUID) {
+        queue.removeAll { $0.id == id }
         failuresByBatch[id] = nil
         demoted.remove(id)
     }

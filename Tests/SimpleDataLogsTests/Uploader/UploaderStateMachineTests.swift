@@ -52,9 +52,12 @@ struct UploaderStateMachineTests {
     func rounds() {
         var machine = Self.machine(concurrent: 2)
         let batches = (0..<4).map { Self.batch($0) }
-        #expect(machine.nextRound(queued: batches, tried: []).map(\.sequence) == [0, 1])
-        #expect(machine.nextRound(queued: batches, tried: [batches[0].id, batches[1].id]).map(\.sequence) == [2, 3])
-        #expect(machine.nextRound(queued: batches, tried: Set(batches.map(\.id))).isEmpty)
+        // Posted out of order and twice: the queue keeps age order and each batch once.
+        machine.apply([.joined([batches[2], batches[3]]), .joined([batches[0], batches[1], batches[2]])])
+        #expect(machine.queue.map(\.sequence) == [0, 1, 2, 3])
+        #expect(machine.nextRound(tried: []).map(\.sequence) == [0, 1])
+        #expect(machine.nextRound(tried: [batches[0].id, batches[1].id]).map(\.sequence) == [2, 3])
+        #expect(machine.nextRound(tried: Set(batches.map(\.id))).isEmpty)
 
         // Batch 0 fails three times in a row: it goes to the back, with one warning.
         var warnings = 0
@@ -64,25 +67,29 @@ struct UploaderStateMachineTests {
         }
         #expect(warnings == 1)
         #expect(machine.demoted == [batches[0].id])
-        #expect(machine.nextRound(queued: batches, tried: []).map(\.sequence) == [1, 2])
-        #expect(machine.nextRound(queued: batches, tried: [batches[1].id, batches[2].id, batches[3].id]).map(\.sequence) == [0])
+        #expect(machine.nextRound(tried: []).map(\.sequence) == [1, 2])
+        #expect(machine.nextRound(tried: [batches[1].id, batches[2].id, batches[3].id]).map(\.sequence) == [0])
         // A fourth failure does not warn again.
         #expect(Self.logs(Self.answer(&machine, Self.status(503), for: batches[0], at: Self.start).actions).allSatisfy { !$0.1.contains("times in a row") })
     }
 
-    @Test("a batch that left the queue (caps, opt-out) is forgotten at the next pass; a delivered one at once")
+    @Test("a batch that left the outbox's queue (caps, opt-out) is forgotten when the feed says so; a delivered one at once")
     func forgetting() {
         var machine = Self.machine()
         let (first, second) = (Self.batch(0), Self.batch(1))
+        machine.apply([.joined([first, second])])
         for _ in 0..<3 {
             _ = Self.answer(&machine, Self.status(500), for: first, at: Self.start)
             _ = Self.answer(&machine, Self.status(500), for: second, at: Self.start)
         }
         #expect(machine.demoted == [first.id, second.id])
-        machine.beginPass(queued: [second.id])
+        machine.apply([.left([first.id])])
         #expect(machine.demoted == [second.id] && machine.failuresByBatch.keys.sorted() == [second.id])
+        #expect(machine.queue == [second])
         _ = Self.answer(&machine, Self.status(202), for: second, at: Self.start)
-        #expect(machine.demoted.isEmpty && machine.failuresByBatch.isEmpty)
+        #expect(machine.demoted.isEmpty && machine.failuresByBatch.isEmpty && machine.queue.isEmpty)
+        machine.apply([.left([second.id])])
+        #expect(machine.queue.isEmpty, "the outbox's own word that it left changes nothing more")
     }
 
     // MARK: Backoff
@@ -189,31 +196,31 @@ struct UploaderStateMachineTests {
         var machine = Self.machine()
         let batch = Self.batch(0)
         let error = FileSystemError(code: EIO, operation: "read", path: "/outbox/b")
-        machine.beginPass(queued: [batch.id])
+        machine.beginPass()
         let first = machine.passEnded(unreadable: [(batch, error)])
         #expect(Self.logs(first).count == 1 && Self.timers(first).count == 1)
-        machine.beginPass(queued: [batch.id])
+        machine.beginPass()
         let second = machine.passEnded(unreadable: [(batch, error)])
         #expect(Self.logs(second).isEmpty && Self.timers(second).count == 1)
         #expect(machine.readBackoff.consecutiveFailures == 2)
 
-        machine.beginPass(queued: [batch.id])
+        machine.beginPass()
         #expect(machine.passEnded(unreadable: []).isEmpty)
         #expect(machine.readBackoff.consecutiveFailures == 0)
-        machine.beginPass(queued: [batch.id])
+        machine.beginPass()
         #expect(Self.logs(machine.passEnded(unreadable: [(batch, error)])).count == 1, "a new episode warns again")
 
         // While the edge's backoff runs, its timer covers the retry: no second timer.
         _ = Self.answer(&machine, Self.status(503), for: Self.batch(1), at: Self.start)
-        machine.beginPass(queued: [batch.id])
+        machine.beginPass()
         #expect(Self.timers(machine.passEnded(unreadable: [(batch, error)])).isEmpty)
     }
 
     @Test("a 413 asks the outbox to split; a split the disk refused retries under the local backoff, and the episode survives the pass")
     func splits() {
         var machine = Self.machine()
-        let batch = Self.batch(0)
-        machine.beginPass(queued: [batch.id])
+        let batch = StoredBatch(id: UUID(), sequence: 0, path: "r", eventCount: 10, byteCount: 1_000)
+        machine.beginPass()
         let step = Self.answer(&machine, Self.status(413), for: batch, at: Self.start)
         #expect(step.passGoesOn && step.actions == [.split(batch.id)])
         let refused = machine.splitEnded(batch, halves: nil)
@@ -221,8 +228,12 @@ struct UploaderStateMachineTests {
         #expect(machine.passEnded(unreadable: []).isEmpty)
         #expect(machine.readBackoff.consecutiveFailures == 1, "a full disk is not retried every second")
 
-        let (left, right) = (UUID(), UUID())
-        #expect(machine.splitEnded(batch, halves: (left, right)) == [.publish(.split(batchID: batch.id, into: [left, right]))])
+        let newer = Self.batch(1)
+        machine.apply([.joined([batch, newer])])
+        let left = StoredBatch(id: UUID(), sequence: 0, path: "r0", eventCount: 5, byteCount: 500)
+        let right = StoredBatch(id: UUID(), sequence: 0, path: "r1", eventCount: 5, byteCount: 500)
+        #expect(machine.splitEnded(batch, halves: (left, right)) == [.publish(.split(batchID: batch.id, into: [left.id, right.id]))])
+        #expect(machine.queue.map(\.id) == [left.id, right.id, newer.id], "the halves take the parent's place, before the newer batch")
     }
 
     @Test("400 sets aside, a single event's 413 is dropped: both logged, reported, and the pass goes on")
