@@ -139,19 +139,15 @@ extension OutboxActor {
         for name in (try? fileSystem.contents(ofDirectory: area.temporaryFolder)) ?? [] {
             try? fileSystem.remove(area.temporaryFolder + "/" + name)
         }
-        let batchSequences = Set(((try? fileSystem.contents(ofDirectory: area.batchesFolder)) ?? []).compactMap { JournalName.batchParts($0)?.sequence })
-        let setAsideSequences = ((try? fileSystem.contents(ofDirectory: area.setAsideFolder)) ?? []).compactMap { JournalName.batchParts($0)?.sequence }
-        found.highestSequence = max(found.highestSequence, batchSequences.max() ?? 0, setAsideSequences.max() ?? 0)
-        for name in (try? fileSystem.contents(ofDirectory: area.folder)) ?? [] {
-            guard let sequence = JournalName.journalSequence(name) else { continue }
-            found.highestSequence = max(found.highestSequence, sequence)
-            if batchSequences.contains(sequence) || setAsideSequences.contains(sequence) {
-                // Sealed before the crash, but not yet removed: the batch holds these events.
-                try? fileSystem.remove(area.journal(sequence))
-            } else {
-                found.journals.append((sequence, area.journal(sequence)))
-            }
-        }
+        let inventory = RecoveryRules.inventory(
+            folderNames: (try? fileSystem.contents(ofDirectory: area.folder)) ?? [],
+            batchNames: (try? fileSystem.contents(ofDirectory: area.batchesFolder)) ?? [],
+            setAsideNames: (try? fileSystem.contents(ofDirectory: area.setAsideFolder)) ?? []
+        )
+        found.highestSequence = max(found.highestSequence, inventory.highestSequence)
+        // Sealed before the crash, but not yet removed: the batch holds these events.
+        for sequence in inventory.retiredJournals { try? fileSystem.remove(area.journal(sequence)) }
+        for sequence in inventory.journalsToRecover { found.journals.append((sequence, area.journal(sequence))) }
     }
 
     /// Moves the files of every area whose owner is gone into `own`, under fresh sequence
@@ -167,22 +163,20 @@ extension OutboxActor {
             normalize(dead, into: &theirs)
             leftoverSessions += takeLeftoverSessions(in: dead.folder)
             // Keep their order among themselves, after everything of ours.
+            let adoption = RecoveryRules.adoption(
+                batchNames: (try? fileSystem.contents(ofDirectory: dead.batchesFolder)) ?? [],
+                setAsideNames: (try? fileSystem.contents(ofDirectory: dead.setAsideFolder)) ?? [],
+                journals: theirs.journals.map(\.sequence),
+                after: max(found.highestSequence, open.nextSequence) + 1
+            )
             var moves: [(from: String, to: String)] = []
-            let base = max(found.highestSequence, open.nextSequence) + 1
-            for (folder, target) in [(dead.batchesFolder, own.batchesFolder), (dead.setAsideFolder, own.setAsideFolder)] {
-                for file in ((try? fileSystem.contents(ofDirectory: folder)) ?? []).sorted() {
-                    guard let parts = JournalName.batchParts(file) else { continue }
-                    let name = JournalName.batch(sequence: base + parts.sequence, path: parts.path, id: parts.id)
-                    moves.append((folder + "/" + file, target + "/" + name))
-                    found.highestSequence = max(found.highestSequence, base + parts.sequence)
-                }
+            moves += adoption.batches.map { (dead.batchesFolder + "/" + $0.from, own.batchesFolder + "/" + $0.to) }
+            moves += adoption.setAside.map { (dead.setAsideFolder + "/" + $0.from, own.setAsideFolder + "/" + $0.to) }
+            for journal in adoption.journals {
+                moves.append((dead.journal(journal.from), own.journal(journal.to)))
+                found.journals.append((journal.to, own.journal(journal.to)))
             }
-            for journal in theirs.journals {
-                let sequence = base + journal.sequence
-                moves.append((journal.path, own.journal(sequence)))
-                found.journals.append((sequence, own.journal(sequence)))
-                found.highestSequence = max(found.highestSequence, sequence)
-            }
+            found.highestSequence = max(found.highestSequence, adoption.highestSequence)
             for move in moves { try? fileSystem.rename(move.from, to: move.to) }
             for folder in [dead.batchesFolder, dead.setAsideFolder, dead.temporaryFolder] { try? fileSystem.removeDirectory(folder) }
             try? fileSystem.remove(dead.lockFile)
@@ -252,7 +246,7 @@ extension OutboxActor {
             // A journal holds at most one batch, but a damaged one may hold anything: respect
             // the batch rules when re-sealing, splitting into halves' paths as needed.
             var allOnDisk = true
-            for (index, chunk) in chunked(payloads).enumerated() {
+            for (index, chunk) in RecoveryRules.chunked(payloads, policy: policy).enumerated() {
                 let path = index == 0 ? "r" : "r" + String(repeating: "1", count: index)
                 let batch = SealedBatch(id: UUID(), sequence: journal.sequence, path: path, payloads: chunk)
                 let stored = persist(batch, retiringJournal: nil)
@@ -265,22 +259,6 @@ extension OutboxActor {
             // event_id what was sent meanwhile).
             if allOnDisk { try? fileSystem.remove(journal.path) }
         }
-    }
-
-    /// Splits recovered payloads into runs that each fit one request.
-    private func chunked(_ payloads: [[UInt8]]) -> [[[UInt8]]] {
-        var chunks: [[[UInt8]]] = [[]]
-        var bytes = 0
-        for payload in payloads {
-            if let last = chunks.last, !last.isEmpty,
-               policy.mustSealBefore(adding: payload.count, openCount: last.count, openPayloadBytes: bytes) || last.count >= EventLimits.maxEventsPerRequest {
-                chunks.append([])
-                bytes = 0
-            }
-            chunks[chunks.count - 1].append(payload)
-            bytes += payload.count
-        }
-        return chunks
     }
 
     /// One log line per damaged file, with the offsets, and the count.
