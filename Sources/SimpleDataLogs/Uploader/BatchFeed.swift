@@ -32,13 +32,25 @@ final class BatchFeed: Sendable {
     /// Batches joined the outbox's queue.
     func joined(_ batches: [StoredBatch]) {
         guard !batches.isEmpty else { return }
-        post(.joined(batches))
+        post([.joined(batches)])
     }
 
     /// Batches left the outbox's queue.
     func left(_ ids: [UUID]) {
         guard !ids.isEmpty else { return }
-        post(.left(ids))
+        post([.left(ids)])
+    }
+
+    /// Posts the changes of one outbox operation together, in order: the uploader takes all of
+    /// them or none (a round never sees the first of four batches sealed together alone).
+    func post(_ changes: [Change]) {
+        guard !changes.isEmpty else { return }
+        let wakes: Bool = pending.withLock { pending in
+            pending.changes.append(contentsOf: changes)
+            defer { pending.wakePending = true }
+            return !pending.wakePending
+        }
+        if wakes { wake() }
     }
 
     /// Every change posted since the last call, oldest first; the next post wakes the uploader.
@@ -48,14 +60,5 @@ final class BatchFeed: Sendable {
             defer { pending.changes.removeAll(keepingCapacity: true) }
             return pending.changes
         }
-    }
-
-    private func post(_ change: Change) {
-        let wakes: Bool = pending.withLock { pending in
-            pending.changes.append(change)
-            defer { pending.wakePending = true }
-            return !pending.wakePending
-        }
-        if wakes { wake() }
     }
 }

@@ -38,9 +38,15 @@ struct KeyPauseTests {
 
     @Test("end to end: 4 requests in flight all answered 401: one error line, and the probe goes at 1 minute")
     func concurrentUnauthorizedEndToEnd() async throws {
-        try await withDelivery(adjust: { $0.maxConcurrentRequests = 4 }) { delivery in
+        // The writer is held until all 200 events wait, so the four batches are sealed (and
+        // handed to the uploader) together, whatever the machine's speed: four requests at once.
+        let gate = WriterGate()
+        var faults = FaultInjection()
+        faults.writerGate = gate
+        try await withDelivery(faults: faults, adjust: { $0.maxConcurrentRequests = 4 }) { delivery in
             delivery.ingest.script(Array(repeating: .status(401), count: 4))
             delivery.track(0..<200)
+            gate.open()
             await delivery.client.flush()
             #expect(delivery.ingest.summary.requests == 4)
             try #require(await delivery.test.clock.waitForSleepers(count: 1))

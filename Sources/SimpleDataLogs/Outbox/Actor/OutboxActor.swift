@@ -117,6 +117,25 @@ actor OutboxActor {
     /// Tells the uploader every change to the queue of sealed batches; set before `run`, nil
     /// when the uploader does not run.
     var feed: BatchFeed?
+    /// Changes to the queue made by the operation under way, posted together at its end
+    /// (``postQueueChanges()``), in order.
+    var unpostedChanges: [BatchFeed.Change] = []
+
+    /// Posts the queue changes of the operation that just ended to the uploader, coalescing
+    /// consecutive joins into one change.
+    func postQueueChanges() {
+        guard !unpostedChanges.isEmpty else { return }
+        var changes: [BatchFeed.Change] = []
+        for change in unpostedChanges {
+            if case .joined(let more) = change, case .joined(let batches)? = changes.last {
+                changes[changes.count - 1] = .joined(batches + more)
+            } else {
+                changes.append(change)
+            }
+        }
+        unpostedChanges.removeAll()
+        feed?.post(changes)
+    }
 
     func attach(feed: BatchFeed) {
         self.feed = feed
@@ -135,12 +154,17 @@ actor OutboxActor {
             let moved = requeueSetAside()
             if moved > 0 { logger.info("Queued \(moved) set-aside batch(es) again at launch.") }
         }
-        // Leftovers reached the uploader through the feed as recovery queued them; it sends
-        // nothing while collection is off, so an opted-out launch sends not a byte.
+        // Leftovers reach the uploader through the feed; it sends nothing while collection is
+        // off, so an opted-out launch sends not a byte.
+        postQueueChanges()
         for await _ in input.wakeUps {
-            while let (chunk, moreWaiting) = input.pop() {
+            while true {
+                // The test gate holds the writer before it looks at the queue, so what waits
+                // behind a held chunk is seen when the gate opens.
                 if let gate { await gate.pass() }
+                guard let (chunk, moreWaiting) = input.pop() else { break }
                 handle(chunk, moreWaiting: moreWaiting)
+                postQueueChanges()
             }
         }
         sealTimer?.cancel()
@@ -153,11 +177,13 @@ actor OutboxActor {
         commit()
         seal()
         completePendingSeals()
+        postQueueChanges()
     }
 
     /// Closes the journal and gives the area back; the next process (or a sibling) adopts
     /// what is left.
     func close() {
+        defer { postQueueChanges() }
         sealTimer?.cancel()
         setAsideRetryTimer?.cancel()
         commit()

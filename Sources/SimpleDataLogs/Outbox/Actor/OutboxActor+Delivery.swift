@@ -17,6 +17,7 @@ extension OutboxActor {
 
     /// The events of a sealed batch, read from its file (or memory).
     func load(_ id: UUID) -> LoadedBatch {
+        defer { postQueueChanges() }
         guard let stored = queue.sealedBatch(id) else { return .gone }
         if let held = stored.heldInMemory { return .loaded(held) }
         guard let area else { return .gone }
@@ -36,7 +37,7 @@ extension OutboxActor {
     /// out of the queue and counted, so the uploader moves on instead of trying it forever.
     private func forgetVanished(_ batch: StoredBatch) {
         _ = queue.removeSealed(batch.id)
-        feed?.left([batch.id])
+        unpostedChanges.append(.left([batch.id]))
         counters.update {
             $0.lostFromDisk += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
@@ -49,6 +50,7 @@ extension OutboxActor {
 
     /// After a 202: the batch file is deleted; `delivered` and `rejected` events are counted.
     func markDelivered(_ id: UUID, rejected: Int) {
+        defer { postQueueChanges() }
         guard let batch = remove(id) else {
             // Evicted by the caps while its request was in flight, and accepted after all: its
             // events were delivered, not dropped. The counters say so (the file is gone anyway).
@@ -72,6 +74,7 @@ extension OutboxActor {
 
     /// After a 413 on a single event: the event is dropped (counted, logged by the uploader).
     func dropTooLarge(_ id: UUID) {
+        defer { postQueueChanges() }
         guard let batch = remove(id) else { return }
         counters.update {
             $0.droppedTooLarge += batch.eventCount
@@ -82,8 +85,9 @@ extension OutboxActor {
     /// After a 400, or a 415 on an uncompressed body: the batch moves to `set-aside/`, kept on
     /// disk, counted, and never blocks the batches behind it.
     func setAside(_ id: UUID) {
+        defer { postQueueChanges() }
         guard var batch = queue.removeSealed(id) else { return }
-        feed?.left([id])
+        unpostedChanges.append(.left([id]))
         if let area {
             if let held = batch.heldInMemory {
                 // Never on disk: write it straight into the set-aside folder.
@@ -122,6 +126,7 @@ extension OutboxActor {
     }
 
     private func setAsideRetryFired() {
+        defer { postQueueChanges() }
         setAsideRetryTimer = nil
         guard intake.isEnabled else { return }
         let moved = requeueSetAside()
@@ -135,6 +140,7 @@ extension OutboxActor {
     /// the left half first.
     /// - Returns: The halves, or `nil` when the batch is gone or holds a single event.
     func split(_ id: UUID) -> (StoredBatch, StoredBatch)? {
+        defer { postQueueChanges() }
         guard case .loaded(let parent) = load(id), parent.payloads.count > 1 else { return nil }
         let middle = parent.payloads.count / 2
         let left = SealedBatch(id: UUID(), sequence: parent.sequence, path: parent.path + "0", payloads: Array(parent.payloads[..<middle]))
@@ -182,7 +188,7 @@ extension OutboxActor {
     /// Takes a batch out of the queue and deletes its file.
     private func remove(_ id: UUID) -> StoredBatch? {
         guard let batch = queue.removeSealed(id) else { return nil }
-        feed?.left([id])
+        unpostedChanges.append(.left([id]))
         if let area, batch.heldInMemory == nil {
             try? fileSystem.remove(area.batchesFolder + "/" + batch.fileName)
         }

@@ -31,7 +31,8 @@ extension OutboxActor {
         open.discard()
         undurableOpenEvents = 0
         journalIsComplete = true
-        feed?.left(queue.removeAll().sealed.map(\.id))
+        let removed = queue.removeAll().sealed.map(\.id)
+        if !removed.isEmpty { unpostedChanges.append(.left(removed)) }
         counters.update {
             $0.deletedByOptOut += openEvents + sealedEvents + setAsideEvents
             $0.pendingOnDisk -= openEvents + sealedEvents

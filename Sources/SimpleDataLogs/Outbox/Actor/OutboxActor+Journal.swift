@@ -133,6 +133,7 @@ extension OutboxActor {
     }
 
     private func sealTimerFired(sequence: Int) {
+        defer { postQueueChanges() }
         guard sequence == open.sequence, !open.isEmpty else { return }
         commit()
         seal()

@@ -135,7 +135,7 @@ extension OutboxActor {
     /// Queues a sealed batch, and wakes whoever waits for seals.
     func insertSealed(_ batch: StoredBatch) {
         queue.insertSealed(batch)
-        feed?.joined([batch])
+        unpostedChanges.append(.joined([batch]))
         sealWaiters.takeReached(queue.sealsSinceLaunch).resume()
     }
 
@@ -170,7 +170,7 @@ extension OutboxActor {
     func enforceCaps() {
         let eviction = queue.enforce(caps, unevictable: unevictableUsage)
         guard !eviction.isEmpty else { return }
-        feed?.left(eviction.evicted.map(\.id))
+        if !eviction.evicted.isEmpty { unpostedChanges.append(.left(eviction.evicted.map(\.id))) }
         if let area {
             for batch in eviction.refused { try? fileSystem.remove(area.setAsideFolder + "/" + batch.fileName) }
             for batch in eviction.evicted where batch.heldInMemory == nil {
