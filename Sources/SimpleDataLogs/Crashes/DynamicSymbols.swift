@@ -13,6 +13,7 @@ enum DynamicSymbols {
     /// The dynamic symbol covering an address of this process (`dladdr`'s `dli_sname`), or nil.
     static func name(at address: UInt) -> String? {
         guard let symbol = dlsym(nil, "dladdr"), address != 0 else { return nil }
+        // The raw pointer is glibc's dladdr, whose C signature DladdrFunction spells (section 11).
         let dladdr = unsafeBitCast(symbol, to: DladdrFunction.self)
         // Dl_info is four pointers: dli_fname, dli_fbase, dli_sname, dli_saddr.
         var info: (UInt, UInt, UInt, UInt) = (0, 0, 0, 0)
@@ -24,6 +25,7 @@ enum DynamicSymbols {
     /// A Swift symbol demangled by the runtime (`swift_demangle`); other names unchanged.
     static func demangle(_ symbol: String) -> String {
         guard symbol.hasPrefix("$s") || symbol.hasPrefix("_$s"), let function = dlsym(nil, "swift_demangle") else { return symbol }
+        // The raw pointer is the Swift runtime's swift_demangle, with the C signature spelled above.
         let swiftDemangle = unsafeBitCast(function, to: DemangleFunction.self)
         let result = symbol.withCString { swiftDemangle($0, strlen($0), nil, nil, 0) }
         guard let result else { return symbol }

@@ -115,6 +115,7 @@ enum Socket {
     /// in practice.
     private static let linuxAccept4: Accept4? = {
         guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "accept4") else { return nil }
+        // The raw pointer is glibc's accept4, whose C signature Accept4 spells.
         return unsafeBitCast(symbol, to: Accept4.self)
     }()
     #endif

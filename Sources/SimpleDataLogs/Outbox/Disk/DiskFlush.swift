@@ -10,6 +10,8 @@ enum DiskFlush {
 
     static let syncFileSystem: SyncFileSystem? = {
         #if os(Linux) && canImport(Glibc)
+        // dlsym hands back a raw pointer; glibc's syncfs is `int syncfs(int)`, and a C function
+        // pointer is one pointer wide, so the cast is exact (DESIGN.md, section 11).
         return dlsym(nil, "syncfs").map { unsafeBitCast($0, to: SyncFileSystem.self) }
         #else
         return nil
