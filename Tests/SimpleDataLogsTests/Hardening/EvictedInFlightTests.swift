@@ -10,6 +10,10 @@ struct EvictedInFlightTests {
         try await withDelivery(adjust: {
             $0.batchSize = 1
             $0.limits.outboxFiles = 3
+            // The held answer may wait long on a loaded machine (over 30 s of real time under
+            // ThreadSanitizer once): URLSession's own backstop, derived from this, must not end
+            // the request first, or the ingest has the batch and the client never hears it.
+            $0.requestTimeout = .seconds(600)
         }) { delivery in
             // Batch 0's answer is held until the test has seen the caps evict it: no timing (a
             // 500 ms and then a 2 s delay were both outrun by a loaded machine).
