@@ -29,18 +29,6 @@ final class BatchFeed: Sendable {
         self.wake = wake
     }
 
-    /// Batches joined the outbox's queue.
-    func joined(_ batches: [StoredBatch]) {
-        guard !batches.isEmpty else { return }
-        post([.joined(batches)])
-    }
-
-    /// Batches left the outbox's queue.
-    func left(_ ids: [UUID]) {
-        guard !ids.isEmpty else { return }
-        post([.left(ids)])
-    }
-
     /// Posts the changes of one outbox operation together, in order: the uploader takes all of
     /// them or none (a round never sees the first of four batches sealed together alone).
     func post(_ changes: [Change]) {

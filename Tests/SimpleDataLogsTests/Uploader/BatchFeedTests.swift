@@ -13,14 +13,13 @@ struct BatchFeedTests {
         let wakes = Locked(0)
         let feed = BatchFeed { wakes.withLock { $0 += 1 } }
         let (first, second) = (Self.batch(1), Self.batch(2))
-        feed.joined([first])
-        feed.joined([second])
-        feed.left([first.id])
-        feed.joined([])
+        feed.post([.joined([first])])
+        feed.post([.joined([second]), .left([first.id])])
+        feed.post([])
         #expect(wakes.withLock { $0 } == 1)
         #expect(feed.take() == [.joined([first]), .joined([second]), .left([first.id])])
         #expect(feed.take().isEmpty)
-        feed.left([second.id])
+        feed.post([.left([second.id])])
         #expect(wakes.withLock { $0 } == 2, "taken: the next post wakes again")
     }
 }

@@ -312,7 +312,8 @@ actor OutboxActor {
         await withCheckedContinuation { sealWaiters.add(task: $0, for: count) }
     }
 
-    /// The sealed batches, oldest first, as the uploader will take them.
+    /// The sealed batches, oldest first: what tests look at (the uploader learns them from the
+    /// ``BatchFeed``).
     var sealedBatches: [StoredBatch] { queue.sealed }
 
     /// Kills the process at `point` when a crash test asked for it.
