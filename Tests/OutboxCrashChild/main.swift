@@ -110,7 +110,8 @@ switch mode {
 case "seal":
     let count = Int(argument(3)) ?? 50
     for seq in 0..<count { client.track("crash_test", properties: ["seq": .int(Int64(seq))]) }
-    // Shutdown drains the journal stage, so the seal of the 50th event runs (and dies) first.
+    // Shutdown drains the journal stage, so the seal of the 50th event runs (and dies) first:
+    // on the journal thread (afterJournalWrite, afterHandOff) or on the sealer's (the others).
     await client.shutdown()
     say("finished without crashing")
 case "stream":

@@ -17,6 +17,11 @@ final class Pipeline: Sendable {
     private let stagesExecutor: ThreadExecutor
     private let outboxExecutor: ThreadExecutor
     private let uploaderExecutor: ThreadExecutor
+    private let sealerExecutor: ThreadExecutor
+    /// The outbox's link to its sealer; finished (ending the sealer's loop) once the outbox closes.
+    private let sealerChannel: SealerChannel
+    /// Owns the sealer's loop; it outlives the stages, for the deletes of the last send.
+    private let sealerTask: Task<Void, Never>
     private let intake: Intake
     private let clock: any Clock<Duration>
     /// Where the uploader's loop listens; `nil` when uploads are off (outbox unit tests).
@@ -42,6 +47,7 @@ final class Pipeline: Sendable {
         stagesExecutor = ThreadExecutor(name: "sdl.stages")
         outboxExecutor = ThreadExecutor(name: "sdl.outbox")
         uploaderExecutor = ThreadExecutor(name: "sdl.uploader")
+        sealerExecutor = ThreadExecutor(name: "sdl.sealer")
         let reports = DeliveryReportHub()
         self.reports = reports
         let identity = IdentityActor(intake: intake, counters: counters, problemLog: problemLog, executor: stagesExecutor)
@@ -49,18 +55,26 @@ final class Pipeline: Sendable {
             sessionMode: autocapture.capture.contains(.sessions) ? autocapture.sessionMode : nil,
             tracksActivity: autocapture.activity == .on, intake: intake, executor: stagesExecutor
         )
+        let toOutbox = HandOffQueue<[PipelineItem]>()
+        let sealerChannel = SealerChannel { toOutbox.wake() }
+        self.sealerChannel = sealerChannel
+        let sealer = SealerActor(fileSystem: faults.fileSystem, crashPoint: faults.crashPoint, executor: sealerExecutor)
+        sealerTask = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask(preferring: sealer.executor) { await sealer.run(sealerChannel) }
+            }
+        }
         // A tuned seal policy or caps replaces what the configuration made.
         let outbox = OutboxActor(
             directory: directory, fileSystem: faults.fileSystem, logger: logger, problemLog: problemLog,
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
-            autocapture: autocapture, executor: outboxExecutor
+            autocapture: autocapture, sealer: sealerChannel, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions
         self.outbox = outbox
         let (toSessions, toSessionsInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
-        let toOutbox = ChunkQueue()
 
         let feed: BatchFeed?
         if tuning.startsUploader {
@@ -119,6 +133,8 @@ final class Pipeline: Sendable {
         // After shutdown the uploader's loop is gone: nothing would pass the barrier.
         if case .terminated = uploaderSignals.yield(.flush(done, lastChance: lastChance)) { return }
         await done.wait()
+        // The delivered batches' files are deleted by the sealer: flush returns once they are.
+        if !Task.isCancelled { await sealerChannel.caughtUp() }
     }
 
     /// Stops the intake, lets every stage finish what it holds, tries one send within
@@ -156,10 +172,13 @@ final class Pipeline: Sendable {
         await uploaderTask?.value
         ownedTransport?.invalidate()
         await outbox.close()
+        sealerChannel.jobs.finish()
+        await sealerTask.value
         reports.finish()
         stagesExecutor.stop()
         outboxExecutor.stop()
         uploaderExecutor.stop()
+        sealerExecutor.stop()
     }
 
     /// Runs `work` until it ends or `limit` passes on the client's clock, whichever is first;

@@ -23,7 +23,7 @@ actor SessionsActor {
 
     /// Passes each chunk from `input` to the outbox's queue, in order, and finishes the queue
     /// after `input`.
-    func run(input: AsyncStream<[PipelineItem]>, output: ChunkQueue) async {
+    func run(input: AsyncStream<[PipelineItem]>, output: HandOffQueue<[PipelineItem]>) async {
         for await chunk in input {
             output.push(process(chunk))
         }

@@ -60,14 +60,14 @@ struct OutboxFaultTests {
         }
     }
 
-    @Test("a failed flush of a group of seals (one syncfs for many batches) keeps every batch of the group in memory, then on disk")
+    @Test("a failed flush of a group of seals (the sealer's fdatasync of each journal) keeps every batch of the group in memory, then on disk")
     func groupSealFailure() async throws {
         let fileSystem = FaultInjectingFileSystem()
         let gate = WriterGate(isOpen: false)
         try await withTestClient(gate: gate, faults: fileSystem.injection) { test throws in
             fileSystem.failSyncs(with: EIO)
-            // With the writer held, the 200 events reach it in one or two chunks, so at least one
-            // chunk seals three or more batches together.
+            // With the writer held, the 200 events reach it in one or two chunks, so the sealer
+            // gets several journals as one group, and every fdatasync of it fails.
             for seq in 0..<200 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             gate.open()
             await test.drain()

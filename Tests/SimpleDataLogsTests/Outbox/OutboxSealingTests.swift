@@ -106,21 +106,24 @@ struct OutboxSealingTests {
         }
     }
 
-    @Test("group commit: full batches of chunks already waiting share one flush; a chunk with none behind it is flushed at its end")
-    func groupCommitAcrossChunks() async throws {
+    @Test("the journal thread never waits for a flush: while the sealer sits in fdatasync, the next batches are written; released, they are sealed in order")
+    func journalWritesWhileTheSealerFlushes() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let files = FaultInjectingFileSystem()
+        files.syncGate.close()
         let logger = SDKLogger(level: .debug, sink: RecordingLogSink())
-        let gate = WriterGate(isOpen: true)
-        var faults = FaultInjection()
-        faults.writerGate = gate
         let executor = ThreadExecutor(name: "test.journal")
-        defer { executor.stop() }
+        let sealerExecutor = ThreadExecutor(name: "test.sealer")
+        defer { executor.stop(); sealerExecutor.stop() }
+        let input = HandOffQueue<[PipelineItem]>()
+        let channel = SealerChannel { input.wake() }
+        let sealer = SealerActor(fileSystem: files, crashPoint: nil, executor: sealerExecutor)
+        let sealing = Task { await sealer.run(channel) }
         let journal = OutboxActor(
             directory: directory.path, fileSystem: files, logger: logger, problemLog: ProblemLog(logger: logger),
-            counters: StageCounters(), intake: Intake(), clock: ManualClock(), faults: faults,
-            policy: SealPolicy(), executor: executor
+            counters: StageCounters(), intake: Intake(), clock: ManualClock(), faults: files.injection,
+            policy: SealPolicy(), sealer: channel, executor: executor
         )
         func chunk(_ range: Range<Int>) -> [PipelineItem] {
             range.map { seq in
@@ -128,42 +131,34 @@ struct OutboxSealingTests {
                              properties: ["seq": .int(Int64(seq))], origin: .live))
             }
         }
-        let queue = ChunkQueue()
-        // Three chunks of 60 and a barrier, all waiting before the journal starts: three full
-        // batches, flushed together when the barrier comes (nothing waits behind it).
-        for range in [0..<60, 60..<120, 120..<180] {
-            queue.push(chunk(range))
-        }
-        let first = Barrier()
-        queue.push([.barrier(first)])
-        let running = Task { await journal.run(input: queue) }
-        await first.wait()
-        #expect(files.syncGroups == [3], "one flush for the three batches, not one per chunk")
-        // A chunk alone: its full batch is flushed at the end of that chunk, before the barrier
-        // that follows is even sent.
-        queue.push(chunk(180..<230))
-        let second = Barrier()
-        queue.push([.barrier(second)])
-        await second.wait()
-        #expect(files.syncGroups.reduce(0, +) == 4 && files.syncGroups.count <= 2)
-        // A long queue: the group is cut at 16 batches, so the uploader is not kept waiting.
-        // (The writer is held while the queue is built, so the journal sees it whole.)
-        let before = files.syncGroups.count
-        gate.close()
-        for start in stride(from: 230, to: 1_230, by: 50) {
-            queue.push(chunk(start..<(start + 50)))
-        }
-        let third = Barrier()
-        queue.push([.barrier(third)])
-        gate.open()
-        await third.wait()
-        #expect(Array(files.syncGroups.dropFirst(before)) == [16, 4])
-        queue.finish()
+        let running = Task { await journal.run(input: input) }
+        // Three full batches, one chunk each; the first flush is held in fdatasync.
+        for range in [0..<50, 50..<100, 100..<150] { input.push(chunk(range)) }
+        let written = try await onOwnThread { journal.blockUntilWatermark(atLeast: 150, timeout: .after(.seconds(60))) }
+        #expect(written, "all 150 events reached the journal files while the sealer was held")
+        let held = try await onOwnThread { files.syncGate.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
+        #expect(held && files.syncGate.arrivals == 1, "the sealer is inside its first fdatasync, and only there")
+        #expect(await journal.sealedBatches.isEmpty, "nothing is queued for the uploader before it is durable")
+        let area = directory.path + "/areas/a0"
+        let journals = try FileManager.default.contentsOfDirectory(atPath: area).filter { $0.hasPrefix("journal-") }
+        #expect(journals.count == 3, "three journals on disk, each whole: \(journals)")
+        // Released: the first flush ends; the other two journals were handed over meanwhile and
+        // are synced as one group.
+        files.syncGate.open()
+        let barrier = Barrier()
+        input.push([.barrier(barrier)])
+        await barrier.wait()
+        #expect(await journal.sealedBatches.map(\.eventCount) == [50, 50, 50])
+        let synced = files.flushes.filter { $0.kind == .syncData }.map { ($0.path as NSString).lastPathComponent }
+        #expect(synced.count == 3 && Set(synced) == Set(journals), "each journal fdatasync'ed once: \(synced)")
+        #expect(files.flushes.allSatisfy { $0.path.hasPrefix(area) }, "only the area's own files and folder are flushed")
+        input.finish()
         await running.value
         await journal.close()
+        channel.jobs.finish()
+        await sealing.value
         let batches = try sealedBatches(in: directory.path)
-        #expect(batches.map(\.events.count) == Array(repeating: 50, count: 24))
-        #expect(batches.flatMap(\.events).map { $0.int("seq") } == (0..<1_200).map { $0 })
+        #expect(batches.flatMap(\.events).map { $0.int("seq") } == (0..<150).map { $0 })
     }
 
     @Test("folders are 0700 and files 0600")

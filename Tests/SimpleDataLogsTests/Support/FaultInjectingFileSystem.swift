@@ -13,11 +13,23 @@ final class FaultInjectingFileSystem: FileSystem {
         var readFailures: [(fragment: String, code: Int32)] = []
         var directoryFailures: [(fragment: String, code: Int32)] = []
         var writeAttempts = 0
-        var syncGroups: [Int] = []
+        var flushes: [Flush] = []
+    }
+
+    /// One flush or delete the outbox made: which file, how, and on which thread.
+    struct Flush: Sendable, Equatable {
+        enum Kind: Sendable, Equatable { case fsync, startWriteback, syncData, driveCache, remove }
+        var kind: Kind
+        var path: String
+        /// The calling thread's name (`sdl.sealer`, `sdl.outbox`, …).
+        var thread: String? = Thread.current.name
     }
 
     private let real = PosixFileSystem()
     private let faults = Locked(Faults())
+    /// While closed, `syncData` blocks its caller (the sealer) until it opens: the journal
+    /// thread's work can be watched while a flush "takes" as long as a test likes.
+    let syncGate = ThreadGate(isOpen: true)
 
     func failWrites(with code: Int32?) { faults.withLock { $0.writeError = code } }
     func failOpens(with code: Int32?) { faults.withLock { $0.openError = code } }
@@ -26,10 +38,10 @@ final class FaultInjectingFileSystem: FileSystem {
     func makeWritesShort(_ short: Bool) { faults.withLock { $0.shortWrites = short } }
     func failReads(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.readFailures.append((fragment, code)) } }
     func failCreatingDirectories(containing fragment: String, with code: Int32) { faults.withLock { $0.directoryFailures.append((fragment, code)) } }
-    func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, syncGroups: $0.syncGroups) } }
+    func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, flushes: $0.flushes) } }
     var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
-    /// How many files each `syncAll` call covered, in order.
-    var syncGroups: [Int] { faults.withLock { $0.syncGroups } }
+    /// Every flush call and delete so far, in order, with the path it named.
+    var flushes: [Flush] { faults.withLock { $0.flushes } }
 
     func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32 {
         // Folders (for fsync) and the lock stay reachable: the faults model a full or failing data disk.
@@ -52,16 +64,32 @@ final class FaultInjectingFileSystem: FileSystem {
     }
 
     func sync(_ descriptor: Int32, path: String) throws(FileSystemError) {
-        if let code = faults.withLock({ $0.syncError }) { throw FileSystemError(code: code, operation: "fsync", path: path) }
+        let code = faults.withLock { faults in
+            faults.flushes.append(Flush(kind: .fsync, path: path))
+            return faults.syncError
+        }
+        if let code { throw FileSystemError(code: code, operation: "fsync", path: path) }
         try real.sync(descriptor, path: path)
     }
 
-    func syncAll(_ files: [(descriptor: Int32, path: String)]) throws(FileSystemError) {
-        faults.withLock { $0.syncGroups.append(files.count) }
-        if let code = faults.withLock({ $0.syncError }), let first = files.first {
-            throw FileSystemError(code: code, operation: files.count > 1 ? "syncfs" : "fsync", path: first.path)
+    func startWriteback(_ descriptor: Int32, path: String) {
+        faults.withLock { $0.flushes.append(Flush(kind: .startWriteback, path: path)) }
+        real.startWriteback(descriptor, path: path)
+    }
+
+    func syncData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        syncGate.blockWhileClosed()
+        let code = faults.withLock { faults in
+            faults.flushes.append(Flush(kind: .syncData, path: path))
+            return faults.syncError
         }
-        try real.syncAll(files)
+        if let code { throw FileSystemError(code: code, operation: "fdatasync", path: path) }
+        try real.syncData(descriptor, path: path)
+    }
+
+    func flushDriveCache(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        faults.withLock { $0.flushes.append(Flush(kind: .driveCache, path: path)) }
+        try real.flushDriveCache(descriptor, path: path)
     }
 
     func close(_ descriptor: Int32) { real.close(descriptor) }
@@ -71,7 +99,10 @@ final class FaultInjectingFileSystem: FileSystem {
         try real.rename(from, to: to)
     }
 
-    func remove(_ path: String) throws(FileSystemError) { try real.remove(path) }
+    func remove(_ path: String) throws(FileSystemError) {
+        faults.withLock { $0.flushes.append(Flush(kind: .remove, path: path)) }
+        try real.remove(path)
+    }
     func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError) {
         if let failure = faults.withLock({ $0.directoryFailures.first { path.contains($0.fragment) } }) {
             throw FileSystemError(code: failure.code, operation: "mkdir", path: path)

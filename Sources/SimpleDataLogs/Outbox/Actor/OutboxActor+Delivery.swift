@@ -190,7 +190,7 @@ extension OutboxActor {
         guard let batch = queue.removeSealed(id) else { return nil }
         unpostedChanges.append(.left([id]))
         if let area, batch.heldInMemory == nil {
-            try? fileSystem.remove(area.batchesFolder + "/" + batch.fileName)
+            removeLater(area.batchesFolder + "/" + batch.fileName)
         }
         return batch
     }

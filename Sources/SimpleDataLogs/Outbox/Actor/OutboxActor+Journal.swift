@@ -137,6 +137,5 @@ extension OutboxActor {
         guard sequence == open.sequence, !open.isEmpty else { return }
         commit()
         seal()
-        completePendingSeals()
     }
 }

@@ -11,13 +11,13 @@ extension OutboxActor {
     /// Seals the open batch into a batch file and starts a new journal.
     ///
     /// The journal file is already in the batch format, so sealing it is (DESIGN.md, "Sealing"):
-    /// 1. make it durable (`fsync`, or one `syncfs` for a group) → a crash leaves a journal;
-    ///    recovery seals it
+    /// 1. make it durable (`fdatasync`) → a crash leaves a journal; recovery seals it
     /// 2. rename it into `batches/`  → atomic: the events are in exactly one file either way
-    /// No temporary file and no second copy. Full batches within one chunk are completed together
-    /// (``completePendingSeals()``), so a burst pays one flush of the disk, not one per batch.
-    /// When the journal file is not whole (the disk failed under it), the batch is written afresh
-    /// by ``persist(_:retiringJournal:)``.
+    /// No temporary file and no second copy. Both steps are the sealer's (``SealerActor``): this
+    /// thread hands the journal over and goes on writing the next one. The batch joins the queue
+    /// when its outcome comes back (``applySealOutcomes()``). When the journal file is not whole
+    /// (the disk failed under it), the batch is written afresh here by
+    /// ``persist(_:retiringJournal:)``.
     func seal() {
         guard !open.isEmpty else { return }
         sealTimer?.cancel()
@@ -26,10 +26,16 @@ extension OutboxActor {
         if queue.holdsBatchesInMemory { persistHeldBatches() }
         let payloadBytes = open.payloadBytes
         let batch = open.seal()
-        if area != nil, journalDescriptor >= 0, journalIsComplete {
-            // The descriptor now belongs to the pending seal.
-            pendingSeals.append(PendingSeal(descriptor: journalDescriptor, batch: batch, payloadBytes: payloadBytes))
+        if let area, let sealer, journalDescriptor >= 0, journalIsComplete {
+            // The descriptor now belongs to the sealer.
+            sealing.append(SealInFlight(batch: batch, payloadBytes: payloadBytes))
+            let journal = area.journal(batch.sequence)
+            sealer.hand(.seal(JournalSeal(
+                sequence: batch.sequence, descriptor: journalDescriptor, journalPath: journal,
+                batchPath: area.batchesFolder + "/" + batch.fileName, folder: area.folder
+            )))
             journalDescriptor = -1
+            crashIfRequested(.afterHandOff)
         } else {
             closeJournal()
             var stored = persist(batch, retiringJournal: batch.sequence)
@@ -45,48 +51,52 @@ extension OutboxActor {
         journalIsComplete = true
     }
 
-    /// A sealed journal waiting for its flush and rename.
-    struct PendingSeal: Sendable {
-        var descriptor: Int32
+    /// A journal handed to the sealer, kept here until its outcome comes back: the caps count
+    /// it, and a failed seal writes the batch afresh from it.
+    struct SealInFlight: Sendable {
         var batch: SealedBatch
         var payloadBytes: Int
     }
 
-    /// Makes every pending seal durable with one flush, then renames each journal into
-    /// `batches/`, oldest first. Runs at the end of a chunk when no other chunk is waiting (or
-    /// 16 seals are pending), and before a barrier, the opt-out, a timer seal and shutdown, so a
-    /// full batch waits for its flush at most until the stream pauses or 15 more batches fill.
-    /// Ends by enforcing the caps, pending seals or not.
-    func completePendingSeals() {
-        guard !pendingSeals.isEmpty, let area else { return enforceCaps() }
-        let seals = pendingSeals
-        pendingSeals.removeAll()
-        var durable = true
-        do {
-            try fileSystem.syncAll(seals.map { ($0.descriptor, area.journal($0.batch.sequence)) })
-        } catch {
-            durable = false
-            reportDiskTrouble(error, doing: "sync a journal")
-        }
-        crashIfRequested(.afterJournalSync)
-        for seal in seals {
-            fileSystem.close(seal.descriptor)
-            let journal = area.journal(seal.batch.sequence)
-            let stored = StoredBatch(
-                id: seal.batch.id, sequence: seal.batch.sequence, path: "r", eventCount: seal.batch.payloads.count,
-                byteCount: seal.payloadBytes + seal.batch.payloads.count * JournalRecord.headerSize + 96
-            )
-            if durable, (try? fileSystem.rename(journal, to: area.batchesFolder + "/" + stored.fileName)) != nil {
-                crashIfRequested(.afterRename)
-                insertSealed(stored)
-            } else {
-                // The journal file could not be made durable or moved: write the batch afresh
-                // (temporary file, sync, rename), or hold it in memory until the disk allows.
+    /// Queues the batches whose seals the sealer finished since the last call, oldest first;
+    /// a journal the sealer could not make durable or move is written afresh (temporary file,
+    /// sync, rename), or held in memory until the disk allows. Ends by enforcing the caps.
+    func applySealOutcomes() {
+        guard let sealer else { return enforceCaps() }
+        for outcome in sealer.takeOutcomes() {
+            guard let index = sealing.firstIndex(where: { $0.batch.sequence == outcome.sequence }) else { continue }
+            let seal = sealing.remove(at: index)
+            if let failure = outcome.failure {
+                reportDiskTrouble(failure, doing: "seal a journal")
                 insertSealed(persist(seal.batch, retiringJournal: seal.batch.sequence))
+            } else {
+                insertSealed(StoredBatch(
+                    id: seal.batch.id, sequence: seal.batch.sequence, path: "r", eventCount: seal.batch.payloads.count,
+                    byteCount: seal.payloadBytes + seal.batch.payloads.count * JournalRecord.headerSize + 96
+                ))
+                diskRecovered()
             }
         }
-        diskRecovered()
         enforceCaps()
+    }
+
+    /// Waits (blocking this thread, the outbox's own) until the sealer has done everything
+    /// handed to it, then applies the outcomes: for the moments that need every earlier seal
+    /// queued or every earlier delete done (a barrier, `flush`, the opt-out, `close`).
+    func finishSeals() {
+        guard let sealer else { return enforceCaps() }
+        sealer.blockUntilCaughtUp()
+        applySealOutcomes()
+    }
+
+    /// Deletes a file the outbox is done with, off this thread (the sealer's job), unless no
+    /// sealer runs (outbox tests), then here.
+    func removeLater(_ path: String) {
+        if let sealer {
+            sealer.hand(.remove(path: path))
+        } else {
+            try? fileSystem.remove(path)
+        }
     }
 
     /// Writes `batch` as a file by the sealing protocol, or keeps it in memory when the disk
@@ -150,10 +160,10 @@ extension OutboxActor {
         }
     }
 
-    /// What the caps count but never evict: the open journal and the journals pending a flush.
+    /// What the caps count but never evict: the open journal and the journals being sealed.
     var unevictableUsage: OutboxCaps.Usage {
         var usage = open.usage
-        for seal in pendingSeals {
+        for seal in sealing {
             usage.events += seal.batch.payloads.count
             usage.bytes += seal.payloadBytes + seal.batch.payloads.count * JournalRecord.headerSize
             usage.files += 1
@@ -172,9 +182,9 @@ extension OutboxActor {
         guard !eviction.isEmpty else { return }
         if !eviction.evicted.isEmpty { unpostedChanges.append(.left(eviction.evicted.map(\.id))) }
         if let area {
-            for batch in eviction.refused { try? fileSystem.remove(area.setAsideFolder + "/" + batch.fileName) }
+            for batch in eviction.refused { removeLater(area.setAsideFolder + "/" + batch.fileName) }
             for batch in eviction.evicted where batch.heldInMemory == nil {
-                try? fileSystem.remove(area.batchesFolder + "/" + batch.fileName)
+                removeLater(area.batchesFolder + "/" + batch.fileName)
             }
         }
         let (refusedEvents, pendingEvents) = (eviction.refusedEvents, eviction.evictedEvents)

@@ -40,8 +40,11 @@ actor OutboxActor {
 
     /// The batch being filled, as a value (its journal file is `journal-<sequence>.log`).
     var open = OpenBatch()
-    /// Sealed journals waiting for their flush and rename (see ``completePendingSeals()``).
-    var pendingSeals: [PendingSeal] = []
+    /// Journals handed to the sealer whose outcomes have not come back (``applySealOutcomes()``).
+    var sealing: [SealInFlight] = []
+    /// The link to the sealer, which flushes, renames and deletes off this thread; nil in the
+    /// outbox's own tests, where those happen here.
+    let sealer: SealerChannel?
     var journalDescriptor: Int32 = -1
     /// Whether the journal file holds every record of the open batch so far.
     var journalIsComplete = true
@@ -81,8 +84,9 @@ actor OutboxActor {
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
-        executor: ThreadExecutor
+        sealer: SealerChannel? = nil, executor: ThreadExecutor
     ) {
+        self.sealer = sealer
         self.autocapture = autocapture
         layout = directory.map(OutboxLayout.init(root:))
         self.fileSystem = fileSystem
@@ -143,7 +147,10 @@ actor OutboxActor {
 
     /// Recovers the folder, then writes what arrives on `input` until it finishes. The area
     /// stays held afterwards, for the uploader's last send; ``close()`` gives it back.
-    func run(input: ChunkQueue) async {
+    ///
+    /// Each wake-up takes every chunk waiting and the sealer's outcomes: a wake-up comes for a
+    /// new chunk after an idle moment, and for every group the sealer finishes.
+    func run(input: HandOffQueue<[PipelineItem]>) async {
         recoverAtLaunch()
         endLeftoverSessions(leftoverSessions)
         leftoverSessions = []
@@ -162,21 +169,25 @@ actor OutboxActor {
                 // The test gate holds the writer before it looks at the queue, so what waits
                 // behind a held chunk is seen when the gate opens.
                 if let gate { await gate.pass() }
-                guard let (chunk, moreWaiting) = input.pop() else { break }
-                handle(chunk, moreWaiting: moreWaiting)
+                let chunks = input.takeAll()
+                for chunk in chunks { handle(chunk) }
+                applySealOutcomes()
+                discardCrashRecordsOnDisk()
                 postQueueChanges()
+                if chunks.isEmpty { break }
             }
         }
         sealTimer?.cancel()
         commit()
-        completePendingSeals()
+        finishSeals()
+        postQueueChanges()
     }
 
     /// Seals the open batch now (for `flush` and `shutdown`).
     func sealOpenBatch() {
         commit()
         seal()
-        completePendingSeals()
+        finishSeals()
         postQueueChanges()
     }
 
@@ -187,27 +198,26 @@ actor OutboxActor {
         sealTimer?.cancel()
         setAsideRetryTimer?.cancel()
         commit()
-        completePendingSeals()
+        finishSeals()
         discardCrashRecordsOnDisk()
         giveUpCrashRecords(discard: false)
         closeJournal()
         releaseArea()
     }
 
-    /// Journals one chunk. `moreWaiting` says whether another chunk is already queued behind it
-    /// (the group-commit rule below).
-    func handle(_ chunk: [PipelineItem], moreWaiting: Bool) {
+    /// Journals one chunk: its events are written with one `write(2)` at its end.
+    func handle(_ chunk: [PipelineItem]) {
         for item in chunk {
             switch item {
             case .event(let event):
                 append(event)
             case .optOut:
                 commit()
-                completePendingSeals()
+                finishSeals()
                 deleteEverything()
             case .barrier(let barrier):
                 commit()
-                completePendingSeals()
+                finishSeals()
                 barrier.pass()
             case .sessionCheckpoint(let sessions):
                 keep(sessions)
@@ -218,20 +228,7 @@ actor OutboxActor {
             }
         }
         commit()
-        // Group commit across chunks: while the next chunk is already waiting, full batches stay
-        // pending (their journals are written, so a kill loses nothing: recovery seals them) and
-        // are flushed together with the next chunk's. Bounded, so the uploader waits for at most
-        // `maxPendingSeals` batches' worth of a steady stream.
-        if !moreWaiting || pendingSeals.count >= Self.maxPendingSeals {
-            completePendingSeals()
-        } else {
-            enforceCaps()
-        }
-        discardCrashRecordsOnDisk()
     }
-
-    /// The most full batches kept pending for a group flush while more chunks are waiting.
-    static let maxPendingSeals = 16
 
     /// Adds one event to the open batch, sealing before or after it as the policy says.
     func append(_ event: Event) {

@@ -26,18 +26,26 @@ package struct FileSystemError: Error, Sendable, Equatable, CustomStringConverti
 /// The outbox's only door to the disk: a seam through which tests inject `ENOSPC`, `EIO`,
 /// `EROFS`, `EACCES` and short writes (tests run as root, so permission bits prove nothing).
 ///
-/// Every method blocks, so the outbox calls it only from its own thread. Every descriptor is
-/// opened with `O_CLOEXEC`, so a child process never inherits one.
+/// Every method blocks, so only the outbox's threads call it (the journal's, and the sealer's for
+/// flushes, renames and deletes). Every descriptor is opened with `O_CLOEXEC`, so a child process
+/// never inherits one. Every flush names one descriptor: nothing here flushes a whole file system.
 package protocol FileSystem: Sendable {
     /// `open(2)` with `O_CLOEXEC` added; returns the descriptor.
     func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32
     /// One `write(2)`; returns how many bytes were written (possibly fewer than asked).
     func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int
-    /// `fsync(2)`.
+    /// `fsync(2)` (and, on Apple platforms, the drive's cache): the file's data and metadata.
     func sync(_ descriptor: Int32, path: String) throws(FileSystemError)
-    /// Makes every listed file durable: one `syncfs(2)` for the file system they share where
-    /// there is one and more than one file, else `fsync(2)` each. Throws the first failure.
-    func syncAll(_ files: [(descriptor: Int32, path: String)]) throws(FileSystemError)
+    /// Starts writing one file's dirty pages to the disk without waiting
+    /// (`sync_file_range(SYNC_FILE_RANGE_WRITE)` on Linux; nothing elsewhere). Best effort: it
+    /// only lets the device work on several files at once before ``syncData(_:path:)`` waits.
+    func startWriteback(_ descriptor: Int32, path: String)
+    /// `fdatasync(2)` on Linux (`fsync(2)` on Apple platforms): one file's data, and the
+    /// metadata needed to read it back, are on the disk when it returns.
+    func syncData(_ descriptor: Int32, path: String) throws(FileSystemError)
+    /// Apple platforms: `F_FULLFSYNC`, the drive's own cache to the medium, once for a group of
+    /// files synced before it. Nothing elsewhere (Linux's `fdatasync` already flushes the cache).
+    func flushDriveCache(_ descriptor: Int32, path: String) throws(FileSystemError)
     /// `close(2)`; errors are ignored because nothing can be done about them.
     func close(_ descriptor: Int32)
     /// `rename(2)`, atomic within one file system.
@@ -95,36 +103,28 @@ package struct PosixFileSystem: FileSystem {
         #endif
     }
 
-    #if canImport(Darwin)
+    package func startWriteback(_ descriptor: Int32, path: String) {
+        _ = DiskFlush.startWriteback?(descriptor, 0, 0, DiskFlush.writeFlag)
+    }
+
+    package func syncData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        #if canImport(Darwin)
+        guard fsync(descriptor) == 0 else { throw FileSystemError(code: errno, operation: "fsync", path: path) }
+        #else
+        guard fdatasync(descriptor) == 0 else { throw FileSystemError(code: errno, operation: "fdatasync", path: path) }
+        #endif
+    }
+
     /// On Apple platforms `fsync` hands the data to the drive, which may keep it in its own cache
     /// through a power loss; `F_FULLFSYNC` asks the drive to write that cache to the medium, which
     /// the power-loss promise needs (DESIGN.md, "Durability contract"). One call flushes the whole
     /// cache, so a group of files pays it once. A file system that does not support it (some
     /// network and FAT volumes answer `ENOTSUP`) keeps the `fsync` alone.
-    private func flushDriveCache(_ descriptor: Int32, path: String) throws(FileSystemError) {
+    package func flushDriveCache(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        #if canImport(Darwin)
         guard fcntl(descriptor, F_FULLFSYNC) == 0 || errno == ENOTSUP || errno == EINVAL else {
             throw FileSystemError(code: errno, operation: "fcntl(F_FULLFSYNC)", path: path)
         }
-    }
-    #endif
-
-    package func syncAll(_ files: [(descriptor: Int32, path: String)]) throws(FileSystemError) {
-        if files.count > 1, let syncFileSystem = DiskFlush.syncFileSystem {
-            // One journal commit for the whole group: on ext4 an fsync costs about the same as a
-            // syncfs, so a burst of 100 batches pays once, not 100 times.
-            guard syncFileSystem(files[0].descriptor) == 0 else {
-                throw FileSystemError(code: errno, operation: "syncfs", path: files[0].path)
-            }
-            return
-        }
-        #if canImport(Darwin)
-        // Each file to the drive, then the drive's cache to the medium once, for the whole group.
-        for file in files where fsync(file.descriptor) != 0 {
-            throw FileSystemError(code: errno, operation: "fsync", path: file.path)
-        }
-        if let last = files.last { try flushDriveCache(last.descriptor, path: last.path) }
-        #else
-        for file in files { try sync(file.descriptor, path: file.path) }
         #endif
     }
 

@@ -4,8 +4,10 @@
 package enum SealCrashPoint: String, Sendable, CaseIterable {
     /// The events are written to the journal, not yet synced (the chunk's `write`).
     case afterJournalWrite
-    /// The journal is synced but not renamed.
+    /// The journal thread handed the full journal to the sealer and went on; nothing synced yet.
+    case afterHandOff
+    /// The sealer synced the group's journals (data and folder), renamed none.
     case afterJournalSync
-    /// The journal is renamed into `batches/`: sealed.
+    /// The sealer renamed the group's first journal into `batches/`: sealed.
     case afterRename
 }

@@ -1,0 +1,83 @@
+import Dispatch
+
+/// The link between the outbox (the journal thread) and its sealer: jobs one way, outcomes the
+/// other, and a count of finished jobs that the outbox can wait on.
+///
+/// The sealer never waits for the outbox: it leaves its outcomes here and wakes the outbox's
+/// loop, which applies them between chunks. The outbox waits for the sealer only where an
+/// order needs it (a barrier, `flush`, the opt-out, `close`), by blocking its own thread, never
+/// a thread of the cooperative pool. So neither can deadlock the other.
+final class SealerChannel: Sendable {
+    private struct State: Sendable {
+        var handedOff = 0
+        var finished = 0
+        var outcomes: [SealOutcome] = []
+        var waiters = ThresholdWaiters()
+    }
+
+    /// What the sealer takes, in order.
+    let jobs = HandOffQueue<SealerJob>()
+    private let state = Locked(State())
+    /// Wakes the outbox's loop: outcomes are waiting.
+    private let wakeOutbox: @Sendable () -> Void
+
+    init(wakeOutbox: @escaping @Sendable () -> Void) {
+        self.wakeOutbox = wakeOutbox
+    }
+
+    // MARK: The outbox's side
+
+    /// Hands jobs to the sealer, in order.
+    func hand(_ job: SealerJob) {
+        state.withLock { $0.handedOff += 1 }
+        jobs.push(job)
+    }
+
+    /// The outcomes of the seals finished since the last call, oldest first.
+    func takeOutcomes() -> [SealOutcome] {
+        state.withLock { state in
+            guard !state.outcomes.isEmpty else { return [] }
+            defer { state.outcomes = [] }
+            return state.outcomes
+        }
+    }
+
+    /// Blocks the calling thread (the outbox's own) until every job handed off so far is done,
+    /// so that their outcomes are all waiting in ``takeOutcomes()``.
+    func blockUntilCaughtUp() {
+        let semaphore = DispatchSemaphore(value: 0)
+        let done: Bool = state.withLock { state in
+            guard state.finished < state.handedOff else { return true }
+            state.waiters.add(thread: semaphore, for: state.handedOff)
+            return false
+        }
+        if !done { semaphore.wait() }
+    }
+
+    /// Suspends the calling task until every job handed off so far is done: `flush()` returns
+    /// only once the files of what it delivered are deleted.
+    func caughtUp() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done: Bool = state.withLock { state in
+                guard state.finished < state.handedOff else { return true }
+                state.waiters.add(task: continuation, for: state.handedOff)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: The sealer's side
+
+    /// Records the end of `count` jobs and their seal outcomes, then wakes the outbox (when
+    /// there are outcomes to apply) and whoever waits for these jobs.
+    func finished(_ count: Int, outcomes: [SealOutcome]) {
+        let reached = state.withLock { state in
+            state.outcomes += outcomes
+            state.finished += count
+            return state.waiters.takeReached(state.finished)
+        }
+        if !outcomes.isEmpty { wakeOutbox() }
+        reached.resume()
+    }
+}

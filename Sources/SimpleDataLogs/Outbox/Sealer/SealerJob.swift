@@ -1,0 +1,31 @@
+/// Disk work the outbox hands to its sealer: the slow calls that must not hold up the journal
+/// thread's `write(2)`s (DESIGN.md, "Sealing").
+enum SealerJob: Sendable {
+    /// Make a full journal durable, then rename it into `batches/`.
+    case seal(JournalSeal)
+    /// Delete a file the outbox no longer needs: a delivered or evicted batch.
+    case remove(path: String)
+}
+
+/// A full journal, closed to appends, waiting for its flush and rename.
+struct JournalSeal: Sendable, Equatable {
+    /// The journal's sequence: the batch's place in the queue, and how its outcome is matched.
+    var sequence: Int
+    /// The journal's open descriptor, now the sealer's to sync and close.
+    var descriptor: Int32
+    /// `areas/<n>/journal-<sequence>.log`.
+    var journalPath: String
+    /// Where it goes once durable: `areas/<n>/batches/<name>`.
+    var batchPath: String
+    /// The folder that holds the journal's name (synced once per group, so that a journal made
+    /// since the last group survives a power loss under its name too).
+    var folder: String
+}
+
+/// What became of one ``JournalSeal``.
+struct SealOutcome: Sendable, Equatable {
+    var sequence: Int
+    /// Nil when the journal is durable and renamed; else the call that failed (the journal is
+    /// then still where it was, under its own name).
+    var failure: FileSystemError?
+}
