@@ -63,9 +63,15 @@ extension OutboxActor {
     /// sync, rename), or held in memory until the disk allows. Ends by enforcing the caps.
     func applySealOutcomes() {
         guard let sealer else { return enforceCaps() }
-        for outcome in sealer.takeOutcomes() {
+        let outcomes = sealer.takeOutcomes()
+        guard !outcomes.isEmpty else { return enforceCaps() }
+        var done: [SealedBatch] = []
+        done.reserveCapacity(outcomes.count)
+        defer { sealer.hand(.discardBatches(done)) }
+        for outcome in outcomes {
             guard let index = sealing.firstIndex(where: { $0.batch.sequence == outcome.sequence }) else { continue }
             let seal = sealing.remove(at: index)
+            done.append(seal.batch)
             if let failure = outcome.failure {
                 reportDiskTrouble(failure, doing: "seal a journal")
                 insertSealed(persist(seal.batch, retiringJournal: seal.batch.sequence))

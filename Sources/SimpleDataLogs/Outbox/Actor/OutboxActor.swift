@@ -170,11 +170,17 @@ actor OutboxActor {
                 // behind a held chunk is seen when the gate opens.
                 if let gate { await gate.pass() }
                 let chunks = input.takeAll()
+                if chunks.isEmpty {
+                    applySealOutcomes()
+                    postQueueChanges()
+                    break
+                }
                 for chunk in chunks { handle(chunk) }
                 applySealOutcomes()
                 discardCrashRecordsOnDisk()
                 postQueueChanges()
-                if chunks.isEmpty { break }
+                // The written events are freed on the sealer's thread (see `SealerJob.discard`).
+                sealer?.hand(.discard(chunks))
             }
         }
         sealTimer?.cancel()
@@ -232,14 +238,16 @@ actor OutboxActor {
 
     /// Adds one event to the open batch, sealing before or after it as the policy says.
     func append(_ event: Event) {
-        var event = event
+        encodeBuffer.removeAll(keepingCapacity: true)
         if event.origin == .autocaptured, event.name == "app_launched", event.properties["is_first_launch"] == nil {
             // Only the outbox knows its folder's history; the flag is filled in here.
             isFirstLaunch = isFirstLaunch ?? takeFirstLaunchFlag()
-            event.properties["is_first_launch"] = .bool(isFirstLaunch ?? false)
+            var flagged = event
+            flagged.properties["is_first_launch"] = .bool(isFirstLaunch ?? false)
+            EventEncoder.encode(flagged, into: &encodeBuffer)
+        } else {
+            EventEncoder.encode(event, into: &encodeBuffer)
         }
-        encodeBuffer.removeAll(keepingCapacity: true)
-        EventEncoder.encode(event, into: &encodeBuffer)
         guard SealedBatch.bodyBytes(payloadBytes: encodeBuffer.count, count: 1) <= policy.maxBodyBytes else {
             problemLog.reportTooLarge(name: event.name, bytes: encodeBuffer.count)
             counters.update { $0.droppedTooLarge += 1 }

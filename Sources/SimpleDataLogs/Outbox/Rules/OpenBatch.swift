@@ -17,6 +17,8 @@ struct OpenBatch: Sendable {
     private(set) var payloadBytes = 0
     /// Framed records appended since the last journal write.
     private(set) var unwrittenRecords: [UInt8] = []
+    /// How many records ``unwrittenRecords`` holds.
+    private var unwrittenCount = 0
     /// The sequence the next batch gets.
     private(set) var nextSequence = 1
 
@@ -40,6 +42,7 @@ struct OpenBatch: Sendable {
     mutating func append(_ payload: [UInt8], policy: SealPolicy) -> (isFirst: Bool, isFull: Bool) {
         let isFirst = payloads.isEmpty
         JournalRecord.append(payload: payload, to: &unwrittenRecords)
+        unwrittenCount += 1
         payloads.append(payload)
         payloadBytes += payload.count
         return (isFirst, policy.isFull(openCount: payloads.count))
@@ -51,13 +54,23 @@ struct OpenBatch: Sendable {
     ///
     /// The buffer is lent, not returned, so its storage is reused batch after batch.
     mutating func writeUnwritten<Failure: Error>(wholeFile: Bool, _ write: ([UInt8]) throws(Failure) -> Void) throws(Failure) {
-        defer { unwrittenRecords.removeAll(keepingCapacity: true) }
-        try write(wholeFile ? journalImage() : unwrittenRecords)
+        defer { forgetUnwritten() }
+        guard wholeFile else { return try write(unwrittenRecords) }
+        if unwrittenCount == payloads.count {
+            // The usual case, a batch's first write: every record is still unwritten, and
+            // already framed; only the header goes in front (no record is framed twice).
+            var image = BatchFile.header(id: id, sequence: sequence, path: "r")
+            image.append(contentsOf: unwrittenRecords)
+            try write(image)
+        } else {
+            try write(journalImage())
+        }
     }
 
     /// Drops the unwritten records without writing them (no folder to write to).
     mutating func forgetUnwritten() {
         unwrittenRecords.removeAll(keepingCapacity: true)
+        unwrittenCount = 0
     }
 
     /// The whole journal file for this batch: its header, then every record.
@@ -72,7 +85,7 @@ struct OpenBatch: Sendable {
         let batch = SealedBatch(id: id, sequence: sequence, path: "r", payloads: payloads)
         payloads.removeAll(keepingCapacity: true)
         payloadBytes = 0
-        unwrittenRecords.removeAll(keepingCapacity: true)
+        forgetUnwritten()
         sequence = nextSequence
         id = UUID()
         nextSequence += 1
@@ -84,6 +97,7 @@ struct OpenBatch: Sendable {
         payloads.removeAll()
         payloadBytes = 0
         unwrittenRecords.removeAll()
+        unwrittenCount = 0
     }
 
     /// Makes sure the next sequence handed out is above `sequence` (recovery found it on disk).

@@ -52,6 +52,7 @@ actor SealerActor {
             switch job {
             case .seal(let seal): seals.append(seal)
             case .remove(let path): removals.append(path)
+            case .discard, .discardBatches: break // freed with `jobs`, when this group is done
             }
         }
         let outcomes = seal(seals)

@@ -5,6 +5,14 @@ enum SealerJob: Sendable {
     case seal(JournalSeal)
     /// Delete a file the outbox no longer needs: a delivered or evicted batch.
     case remove(path: String)
+    /// Let go of chunks the journal has written: their events (strings, property dictionaries)
+    /// are freed on the sealer's thread, in bulk, instead of one by one on the journal thread,
+    /// where freeing them took about a fifth of its instructions per event.
+    case discard([[PipelineItem]])
+    /// Let go of sealed batches' payloads once their files are durable (kept until then for a
+    /// rewrite if the seal fails): one array per event, freed here rather than on the journal
+    /// thread.
+    case discardBatches([SealedBatch])
 }
 
 /// A full journal, closed to appends, waiting for its flush and rename.
