@@ -53,8 +53,7 @@ enum EventValidator {
             }
         }
         if !event.properties.isEmpty {
-            sanitize(&event.properties, problems: &problems)
-            extractAppState(&event, problems: &problems)
+            if sanitize(&event.properties, problems: &problems) { extractAppState(&event, problems: &problems) }
         }
         return true
     }
@@ -62,12 +61,20 @@ enum EventValidator {
     /// Repairs a property dictionary in place: drops bad keys and non-finite numbers, cuts long
     /// strings, and keeps at most 200 keys. Used for an event's own properties and for the
     /// default properties when they are set.
-    static func sanitize(_ properties: inout [String: PropertyValue], problems: inout [Problem]) {
+    /// - Returns: Whether a key `app_state` is among them (found in the same pass, by comparing
+    ///   strings, so that the usual event, without one, never hashes a key to look for it).
+    @discardableResult
+    static func sanitize(_ properties: inout [String: PropertyValue], problems: inout [Problem]) -> Bool {
         // A first pass that only reads: almost every event is clean, and then nothing is copied.
         var needsRepair = false
-        for (key, value) in properties where !isClean(key: key, value: value) {
-            needsRepair = true
-            break
+        var hasAppState = false
+        for (key, value) in properties {
+            if key == "app_state" { hasAppState = true }
+            if !isClean(key: key, value: value) {
+                needsRepair = true
+                hasAppState = true // unknown after the repair; the lookup decides
+                break
+            }
         }
         if needsRepair {
             var repaired: [String: PropertyValue] = [:]
@@ -94,14 +101,31 @@ enum EventValidator {
             for key in kept { trimmed[key] = properties[key] }
             properties = trimmed
         }
+        return hasAppState
     }
 
     /// Whether a name breaks a rule that drops the event, and which.
     static func nameProblem(_ name: String) -> Problem? {
         if name.isEmpty { return .emptyName }
         if name.utf8.count > EventLimits.maxNameBytes { return .nameTooLong }
-        if name.unicodeScalars.contains(where: isControl) { return .nameHasControlCharacters }
+        if hasControlCharacter(name) { return .nameHasControlCharacters }
         return nil
+    }
+
+    /// C0 and C1 control characters and DEL, which the ingest refuses in names, found in the
+    /// UTF-8 bytes (C1 is `C2 80`…`C2 9F`): no scalar is decoded for the usual clean name.
+    static func hasControlCharacter(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == 0x7F { return true }
+                if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) { return true }
+                index += 1
+            }
+            return false
+        }
     }
 
     /// Cuts a string to at most `limit` UTF-8 bytes without splitting a character.
@@ -139,8 +163,4 @@ enum EventValidator {
         }
     }
 
-    /// C0 and C1 control characters and DEL, which the ingest refuses in names.
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
 }
