@@ -34,6 +34,13 @@ final class HandOffQueue<Element: Sendable>: Sendable {
         if wakes { wakeContinuation.yield() }
     }
 
+    /// Appends an element without waking the consumer: it is taken with whatever the next
+    /// ``push(_:)`` or ``wake()`` wakes the consumer for. For work that may wait (memory to free),
+    /// so that it never costs a thread wake-up of its own.
+    func pushQuietly(_ element: Element) {
+        state.withLock { $0.elements.append(element) }
+    }
+
     /// Wakes the consumer even when nothing was pushed: something it watches beside the queue
     /// changed (the sealer's outcomes, for the outbox). Always yields, so a wake-up sent while
     /// the consumer is busy is still seen after it: the stream keeps the newest one.

@@ -67,7 +67,7 @@ extension OutboxActor {
         guard !outcomes.isEmpty else { return enforceCaps() }
         var done: [SealedBatch] = []
         done.reserveCapacity(outcomes.count)
-        defer { sealer.hand(.discardBatches(done)) }
+        defer { sealer.handQuietly(.discardBatches(done)) }
         for outcome in outcomes {
             guard let index = sealing.firstIndex(where: { $0.batch.sequence == outcome.sequence }) else { continue }
             let seal = sealing.remove(at: index)

@@ -180,7 +180,7 @@ actor OutboxActor {
                 discardCrashRecordsOnDisk()
                 postQueueChanges()
                 // The written events are freed on the sealer's thread (see `SealerJob.discard`).
-                sealer?.hand(.discard(chunks))
+                sealer?.handQuietly(.discard(chunks))
             }
         }
         sealTimer?.cancel()

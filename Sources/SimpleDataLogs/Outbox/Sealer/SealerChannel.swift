@@ -33,6 +33,14 @@ final class SealerChannel: Sendable {
         jobs.push(job)
     }
 
+    /// Hands over memory to free (``SealerJob/discard(_:)``) without waking the sealer: it goes
+    /// with the next seal or delete (at most a batch's worth of events later), so freeing costs
+    /// no thread wake-up of its own.
+    func handQuietly(_ job: SealerJob) {
+        state.withLock { $0.handedOff += 1 }
+        jobs.pushQuietly(job)
+    }
+
     /// The outcomes of the seals finished since the last call, oldest first.
     func takeOutcomes() -> [SealOutcome] {
         state.withLock { state in
@@ -51,7 +59,9 @@ final class SealerChannel: Sendable {
             state.waiters.add(thread: semaphore, for: state.handedOff)
             return false
         }
-        if !done { semaphore.wait() }
+        guard !done else { return }
+        jobs.wake() // the quiet jobs too, which woke nobody
+        semaphore.wait()
     }
 
     /// Suspends the calling task until every job handed off so far is done: `flush()` returns
@@ -63,7 +73,7 @@ final class SealerChannel: Sendable {
                 state.waiters.add(task: continuation, for: state.handedOff)
                 return false
             }
-            if done { continuation.resume() }
+            if done { continuation.resume() } else { jobs.wake() }
         }
     }
 
