@@ -110,7 +110,21 @@ final class RawConnection {
     private var buffer: [UInt8] = []
 
     init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        descriptor = try Self.connected(port: port)
+    }
+
+    deinit { close(descriptor) }
+
+    /// A socket connected to 127.0.0.1:`port`; on failure it is closed here and nothing is stored.
+    ///
+    /// Why not open it into `descriptor` and close it when `connect` fails: a class whose stored
+    /// properties are all set when its initializer throws is released, so `deinit` runs and closes
+    /// the number again. By then another thread of this process may have been given that number
+    /// for its own socket, which the second close then destroys (an ingest's connection, reset
+    /// with a request unread; a stop socket, and `stop()` never returns).
+    private static func connected(port: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure.connect }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -120,13 +134,12 @@ final class RawConnection {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard descriptor >= 0, connected == 0 else {
+        guard connected == 0 else {
             close(descriptor)
             throw Failure.connect
         }
+        return descriptor
     }
-
-    deinit { close(descriptor) }
 
     /// The head of a POST to `path` with the contract's headers plus `extra` lines.
     static func head(path: String = "/v1/events", bodyLength: Int, extra: [String] = []) -> String {
