@@ -17,7 +17,7 @@ extension OutboxActor {
 
     /// The events of a sealed batch, read from its file (or memory).
     func load(_ id: UUID) -> LoadedBatch {
-        defer { postQueueChanges() }
+        defer { endOperation() }
         guard let stored = queue.sealedBatch(id) else { return .gone }
         if let held = stored.heldInMemory { return .loaded(held) }
         guard let area else { return .gone }
@@ -50,7 +50,7 @@ extension OutboxActor {
 
     /// After a 202: the batch file is deleted; `delivered` and `rejected` events are counted.
     func markDelivered(_ id: UUID, rejected: Int) {
-        defer { postQueueChanges() }
+        defer { endOperation() }
         guard let batch = remove(id) else {
             // Evicted by the caps while its request was in flight, and accepted after all: its
             // events were delivered, not dropped. The counters say so (the file is gone anyway).
@@ -74,7 +74,7 @@ extension OutboxActor {
 
     /// After a 413 on a single event: the event is dropped (counted, logged by the uploader).
     func dropTooLarge(_ id: UUID) {
-        defer { postQueueChanges() }
+        defer { endOperation() }
         guard let batch = remove(id) else { return }
         counters.update {
             $0.droppedTooLarge += batch.eventCount
@@ -85,7 +85,7 @@ extension OutboxActor {
     /// After a 400, or a 415 on an uncompressed body: the batch moves to `set-aside/`, kept on
     /// disk, counted, and never blocks the batches behind it.
     func setAside(_ id: UUID) {
-        defer { postQueueChanges() }
+        defer { endOperation() }
         guard var batch = queue.removeSealed(id) else { return }
         unpostedChanges.append(.left([id]))
         if let area {
@@ -126,7 +126,7 @@ extension OutboxActor {
     }
 
     private func setAsideRetryFired() {
-        defer { postQueueChanges() }
+        defer { endOperation() }
         setAsideRetryTimer = nil
         guard intake.isEnabled else { return }
         let moved = requeueSetAside()
@@ -140,7 +140,7 @@ extension OutboxActor {
     /// the left half first.
     /// - Returns: The halves, or `nil` when the batch is gone or holds a single event.
     func split(_ id: UUID) -> (StoredBatch, StoredBatch)? {
-        defer { postQueueChanges() }
+        defer { endOperation() }
         guard case .loaded(let parent) = load(id), parent.payloads.count > 1 else { return nil }
         let middle = parent.payloads.count / 2
         let left = SealedBatch(id: UUID(), sequence: parent.sequence, path: parent.path + "0", payloads: Array(parent.payloads[..<middle]))

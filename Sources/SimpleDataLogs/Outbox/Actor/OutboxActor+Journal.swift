@@ -133,7 +133,7 @@ extension OutboxActor {
     }
 
     private func sealTimerFired(sequence: Int) {
-        defer { postQueueChanges() }
+        defer { endOperation() }
         guard sequence == open.sequence, !open.isEmpty else { return }
         commit()
         seal()

@@ -30,10 +30,13 @@ extension OutboxActor {
             // The descriptor now belongs to the sealer.
             sealing.append(SealInFlight(batch: batch, payloadBytes: payloadBytes))
             let journal = area.journal(batch.sequence)
-            sealer.hand(.seal(JournalSeal(
+            // Quietly: the sealer is woken once at the end of this operation
+            // (``endOperation()``), for every journal sealed in it.
+            sealer.handQuietly(.seal(JournalSeal(
                 sequence: batch.sequence, descriptor: journalDescriptor, journalPath: journal,
                 batchPath: area.batchesFolder + "/" + batch.fileName, folder: area.folder
             )))
+            sealerWakeDue = true
             journalDescriptor = -1
             crashIfRequested(.afterHandOff)
         } else {

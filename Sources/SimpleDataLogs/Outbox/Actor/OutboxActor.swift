@@ -121,13 +121,21 @@ actor OutboxActor {
     /// Tells the uploader every change to the queue of sealed batches; set before `run`, nil
     /// when the uploader does not run.
     var feed: BatchFeed?
+    /// Whether this operation handed the sealer a journal: it is woken at the operation's end.
+    var sealerWakeDue = false
     /// Changes to the queue made by the operation under way, posted together at its end
-    /// (``postQueueChanges()``), in order.
+    /// (``endOperation()``), in order.
     var unpostedChanges: [BatchFeed.Change] = []
 
-    /// Posts the queue changes of the operation that just ended to the uploader, coalescing
-    /// consecutive joins into one change.
-    func postQueueChanges() {
+    /// Ends an operation (a pass over the chunks, a flush's seal, a timer seal, recovery, an
+    /// uploader call): wakes the sealer once for the journals this operation sealed, so that
+    /// the batches of one pass go as one group and cost one wake-up, not one each; then posts the
+    /// operation's queue changes to the uploader, coalescing consecutive joins into one change.
+    func endOperation() {
+        if sealerWakeDue {
+            sealerWakeDue = false
+            sealer?.jobs.wake()
+        }
         guard !unpostedChanges.isEmpty else { return }
         var changes: [BatchFeed.Change] = []
         for change in unpostedChanges {
@@ -163,7 +171,7 @@ actor OutboxActor {
         }
         // Leftovers reach the uploader through the feed; it sends nothing while collection is
         // off, so an opted-out launch sends not a byte.
-        postQueueChanges()
+        endOperation()
         for await _ in input.wakeUps {
             while true {
                 // The test gate holds the writer before it looks at the queue, so what waits
@@ -172,13 +180,16 @@ actor OutboxActor {
                 let chunks = input.takeAll()
                 if chunks.isEmpty {
                     applySealOutcomes()
-                    postQueueChanges()
+                    endOperation()
                     break
                 }
+                // Every chunk that arrived during the last pass is written with one `write(2)`
+                // per batch (a chunk's own commit only where it holds a barrier or an opt-out).
                 for chunk in chunks { handle(chunk) }
+                commit()
                 applySealOutcomes()
                 discardCrashRecordsOnDisk()
-                postQueueChanges()
+                endOperation()
                 // The written events are freed on the sealer's thread (see `SealerJob.discard`).
                 sealer?.handQuietly(.discard(chunks))
             }
@@ -186,7 +197,7 @@ actor OutboxActor {
         sealTimer?.cancel()
         commit()
         finishSeals()
-        postQueueChanges()
+        endOperation()
     }
 
     /// Seals the open batch now (for `flush` and `shutdown`).
@@ -194,13 +205,13 @@ actor OutboxActor {
         commit()
         seal()
         finishSeals()
-        postQueueChanges()
+        endOperation()
     }
 
     /// Closes the journal and gives the area back; the next process (or a sibling) adopts
     /// what is left.
     func close() {
-        defer { postQueueChanges() }
+        defer { endOperation() }
         sealTimer?.cancel()
         setAsideRetryTimer?.cancel()
         commit()
@@ -211,7 +222,8 @@ actor OutboxActor {
         releaseArea()
     }
 
-    /// Journals one chunk: its events are written with one `write(2)` at its end.
+    /// Journals one chunk: its events join the open batch, to be written by the next
+    /// ``commit()`` (the run loop's, once per pass, or a seal's).
     func handle(_ chunk: [PipelineItem]) {
         for item in chunk {
             switch item {
@@ -233,7 +245,6 @@ actor OutboxActor {
                 break // consumed by the sessions stage
             }
         }
-        commit()
     }
 
     /// Adds one event to the open batch, sealing before or after it as the policy says.

@@ -33,9 +33,9 @@ final class SealerChannel: Sendable {
         jobs.push(job)
     }
 
-    /// Hands over memory to free (``SealerJob/discard(_:)``) without waking the sealer: it goes
-    /// with the next seal or delete (at most a batch's worth of events later), so freeing costs
-    /// no thread wake-up of its own.
+    /// Hands a job over without waking the sealer: memory to free (``SealerJob/discard(_:)``),
+    /// which goes with the next seal or delete, and the seals of one outbox operation, which
+    /// wakes the sealer once at its end. Saves a thread wake-up per job.
     func handQuietly(_ job: SealerJob) {
         state.withLock { $0.handedOff += 1 }
         jobs.pushQuietly(job)
