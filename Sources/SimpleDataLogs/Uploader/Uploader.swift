@@ -75,6 +75,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         machine.beginPass()
         var tried: Set<UUID> = []
         var unreadable: [(batch: StoredBatch, error: FileSystemError)] = []
+        // Batches read while the previous round was in flight (see `send`).
+        var prefetched: [UUID: SealedBatch] = [:]
         while !Task.isCancelled {
             // Batches sealed (or evicted) while the last round was in flight count in this one.
             machine.apply(feed.take())
@@ -83,7 +85,9 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             // Every batch taken counts as tried, sent or not: one that cannot be loaded must not
             // be taken again in this pass (it was, and the pass spun a core forever).
             for batch in round { tried.insert(batch.id) }
-            let (outcomes, failedReads) = await send(round)
+            // The round after this one as the queue stands now: read while this one is in flight.
+            let likelyNext = machine.nextRound(tried: tried)
+            let (outcomes, failedReads) = await send(round, prefetched: &prefetched, readAhead: likelyNext)
             unreadable += failedReads
             var passGoesOn = true
             for (batch, attempted) in outcomes {
@@ -136,10 +140,23 @@ actor Uploader<C: Clock> where C.Duration == Duration {
 
     /// One try of each batch, concurrently, each under the uploader's own deadline; and the
     /// batches whose files could not be read.
-    private func send(_ batches: [StoredBatch]) async -> (sent: [(StoredBatch, Attempted)], unreadable: [(StoredBatch, FileSystemError)]) {
+    ///
+    /// While the requests are in flight, the batches of `readAhead` (the likely next round) are
+    /// read into `prefetched`, on this thread, so the next round's requests leave without waiting
+    /// for the outbox's thread and the disk: the reading is off the critical path (issue 15). A batch file never
+    /// changes once sealed, so a copy read early is the batch; one the queue has dropped since is
+    /// never asked for, and is forgotten with the pass. Only batches that loaded are kept: a read
+    /// that failed is made again, with its effects, when its round comes.
+    private func send(
+        _ batches: [StoredBatch], prefetched: inout [UUID: SealedBatch], readAhead: [StoredBatch]
+    ) async -> (sent: [(StoredBatch, Attempted)], unreadable: [(StoredBatch, FileSystemError)]) {
         var loaded: [(StoredBatch, SealedBatch)] = []
         var unreadable: [(StoredBatch, FileSystemError)] = []
         for batch in batches {
+            if let sealed = prefetched.removeValue(forKey: batch.id) {
+                loaded.append((batch, sealed))
+                continue
+            }
             switch await outbox.load(batch.id) {
             case .loaded(let sealed): loaded.append((batch, sealed))
             case .gone: machine.batchGone(batch.id)
@@ -168,9 +185,26 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                     }
                 }
             }
+            for batch in readAhead where prefetched[batch.id] == nil {
+                if let sealed = await readEarly(batch.id) { prefetched[batch.id] = sealed }
+            }
             var results: [(StoredBatch, Attempted)] = []
             for await (index, attempted) in group { results.append((loaded[index].0, attempted)) }
             return (results.sorted { StoredBatch.isOlder($0.0, $1.0) }, unreadable)
+        }
+    }
+
+    /// A batch's events read on this thread (the uploader's own), not the outbox's; nil when
+    /// it is not queued or its file cannot be read now.
+    private func readEarly(_ id: UUID) async -> SealedBatch? {
+        switch await outbox.location(of: id) {
+        case .memory(let sealed)?:
+            return sealed
+        case .file(let path, let stored)?:
+            guard let bytes = try? outbox.fileSystem.read(path) else { return nil }
+            return SealedBatch(id: stored.id, sequence: stored.sequence, path: stored.path, payloads: BatchFile.decode(bytes).payloads)
+        case nil:
+            return nil
         }
     }
 

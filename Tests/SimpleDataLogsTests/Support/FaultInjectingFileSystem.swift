@@ -14,11 +14,22 @@ final class FaultInjectingFileSystem: FileSystem {
         var directoryFailures: [(fragment: String, code: Int32)] = []
         var writeAttempts = 0
         var flushes: [Flush] = []
+        /// Threads waiting for the record to satisfy a condition (``blockUntil(timeout:_:)``).
+        var waiters: [(condition: @Sendable ([Flush]) -> Bool, semaphore: DispatchSemaphore)] = []
+
+        /// Records a call; returns the waiters it satisfied, to be signalled after the lock.
+        mutating func record(_ flush: Flush) -> [DispatchSemaphore] {
+            flushes.append(flush)
+            guard !waiters.isEmpty else { return [] }
+            let met = waiters.filter { $0.condition(flushes) }.map(\.semaphore)
+            waiters.removeAll { waiter in met.contains { $0 === waiter.semaphore } }
+            return met
+        }
     }
 
     /// One flush or delete the outbox made: which file, how, and on which thread.
     struct Flush: Sendable, Equatable {
-        enum Kind: Sendable, Equatable { case fsync, startWriteback, syncData, driveCache, remove }
+        enum Kind: Sendable, Equatable { case fsync, startWriteback, syncData, driveCache, remove, read }
         var kind: Kind
         var path: String
         /// The calling thread's name (`sdl.sealer`, `sdl.outbox`, …).
@@ -38,10 +49,22 @@ final class FaultInjectingFileSystem: FileSystem {
     func makeWritesShort(_ short: Bool) { faults.withLock { $0.shortWrites = short } }
     func failReads(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.readFailures.append((fragment, code)) } }
     func failCreatingDirectories(containing fragment: String, with code: Int32) { faults.withLock { $0.directoryFailures.append((fragment, code)) } }
-    func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, flushes: $0.flushes) } }
+    func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, flushes: $0.flushes, waiters: $0.waiters) } }
     var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
-    /// Every flush call and delete so far, in order, with the path it named.
+    /// Every flush call, delete and whole-file read so far, in order, with the path it named.
     var flushes: [Flush] { faults.withLock { $0.flushes } }
+
+    /// Blocks the calling thread (never one of the pool's: use `onOwnThread`) until the record
+    /// of calls satisfies `condition`, or `timeout` passes. Returns whether it did.
+    func blockUntil(timeout: DispatchTime, _ condition: @escaping @Sendable ([Flush]) -> Bool) -> Bool {
+        let semaphore = DispatchSemaphore(value: 0)
+        let already: Bool = faults.withLock { faults in
+            if condition(faults.flushes) { return true }
+            faults.waiters.append((condition, semaphore))
+            return false
+        }
+        return already || semaphore.wait(timeout: timeout) == .success
+    }
 
     func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32 {
         // Folders (for fsync) and the lock stay reachable: the faults model a full or failing data disk.
@@ -64,31 +87,27 @@ final class FaultInjectingFileSystem: FileSystem {
     }
 
     func sync(_ descriptor: Int32, path: String) throws(FileSystemError) {
-        let code = faults.withLock { faults in
-            faults.flushes.append(Flush(kind: .fsync, path: path))
-            return faults.syncError
-        }
+        let (code, met) = faults.withLock { faults in (faults.syncError, faults.record(Flush(kind: .fsync, path: path))) }
+        met.forEach { $0.signal() }
         if let code { throw FileSystemError(code: code, operation: "fsync", path: path) }
         try real.sync(descriptor, path: path)
     }
 
     func startWriteback(_ descriptor: Int32, path: String) {
-        faults.withLock { $0.flushes.append(Flush(kind: .startWriteback, path: path)) }
+        faults.withLock { $0.record(Flush(kind: .startWriteback, path: path)) }.forEach { $0.signal() }
         real.startWriteback(descriptor, path: path)
     }
 
     func syncData(_ descriptor: Int32, path: String) throws(FileSystemError) {
         syncGate.blockWhileClosed()
-        let code = faults.withLock { faults in
-            faults.flushes.append(Flush(kind: .syncData, path: path))
-            return faults.syncError
-        }
+        let (code, met) = faults.withLock { faults in (faults.syncError, faults.record(Flush(kind: .syncData, path: path))) }
+        met.forEach { $0.signal() }
         if let code { throw FileSystemError(code: code, operation: "fdatasync", path: path) }
         try real.syncData(descriptor, path: path)
     }
 
     func flushDriveCache(_ descriptor: Int32, path: String) throws(FileSystemError) {
-        faults.withLock { $0.flushes.append(Flush(kind: .driveCache, path: path)) }
+        faults.withLock { $0.record(Flush(kind: .driveCache, path: path)) }.forEach { $0.signal() }
         try real.flushDriveCache(descriptor, path: path)
     }
 
@@ -100,7 +119,7 @@ final class FaultInjectingFileSystem: FileSystem {
     }
 
     func remove(_ path: String) throws(FileSystemError) {
-        faults.withLock { $0.flushes.append(Flush(kind: .remove, path: path)) }
+        faults.withLock { $0.record(Flush(kind: .remove, path: path)) }.forEach { $0.signal() }
         try real.remove(path)
     }
     func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError) {
@@ -115,7 +134,11 @@ final class FaultInjectingFileSystem: FileSystem {
     func truncate(_ descriptor: Int32, path: String) throws(FileSystemError) { try real.truncate(descriptor, path: path) }
 
     func read(_ path: String) throws(FileSystemError) -> [UInt8] {
-        if let failure = faults.withLock({ $0.readFailures.first { path.contains($0.fragment) } }) {
+        let (failure, met) = faults.withLock { faults in
+            (faults.readFailures.first { path.contains($0.fragment) }, faults.record(Flush(kind: .read, path: path)))
+        }
+        met.forEach { $0.signal() }
+        if let failure {
             throw FileSystemError(code: failure.code, operation: "read", path: path)
         }
         return try real.read(path)

@@ -33,6 +33,24 @@ extension OutboxActor {
         return .loaded(SealedBatch(id: stored.id, sequence: stored.sequence, path: stored.path, payloads: BatchFile.decode(bytes).payloads))
     }
 
+    /// Where a queued batch's events are, so that the uploader can read them ahead of its round
+    /// on its own thread; nil when the batch is not queued. No effects: a file that turns out
+    /// to be gone or unreadable is dealt with by ``load(_:)`` when the batch's round comes.
+    func location(of id: UUID) -> BatchLocation? {
+        guard let stored = queue.sealedBatch(id) else { return nil }
+        if let held = stored.heldInMemory { return .memory(held) }
+        guard let area else { return nil }
+        return .file(path: area.batchesFolder + "/" + stored.fileName, batch: stored)
+    }
+
+    /// What ``location(of:)`` found.
+    enum BatchLocation: Sendable {
+        /// Held in memory (the disk refused it).
+        case memory(SealedBatch)
+        /// In this file, which never changes once sealed.
+        case file(path: String, batch: StoredBatch)
+    }
+
     /// A batch whose file was deleted behind the SDK's back: its events cannot be sent. Taken
     /// out of the queue and counted, so the uploader moves on instead of trying it forever.
     private func forgetVanished(_ batch: StoredBatch) {

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+@Suite("Uploader: the next round is read while this one is in flight")
+struct UploaderReadAheadTests {
+    @Test("with the first round's answers held, the next round's batch files are read on the uploader's thread, not the outbox's; released, every event arrives once")
+    func readsTheNextRoundDuringTheFlight() async throws {
+        let files = FaultInjectingFileSystem()
+        try await withDelivery(faults: files.injection, adjust: { $0.maxConcurrentRequests = 2 }) { delivery in
+            // Two requests in flight at a time: the answers to the first two are held, and the
+            // next two batches are queued behind them.
+            delivery.ingest.script([.heldUntilReleased, .heldUntilReleased])
+            delivery.track(0..<200)
+            await delivery.test.drain()
+            let flushing = Task { await delivery.client.flush() }
+            #expect(await delivery.ingest.waitForRequests(count: 2), "the first round is on its way; its answers wait")
+            let batches = await delivery.client.pipeline!.outbox.sealedBatches.map(\.fileName)
+            #expect(batches.count == 4)
+            // Read ahead while the first round waits (a bounded wait on the record of reads).
+            let later = Array(batches.dropFirst(2))
+            let readEarly = try await onOwnThread {
+                files.blockUntil(timeout: .after(.seconds(60))) { record in
+                    later.allSatisfy { name in record.contains { $0.kind == .read && $0.path.hasSuffix(name) && $0.thread == "sdl.uploader" } }
+                }
+            }
+            #expect(readEarly, "batches 3 and 4 were read on the uploader's thread during the first round")
+            #expect(delivery.ingest.requests.count == 2, "and not sent before a place in flight was free")
+            delivery.ingest.releaseHeldAnswers()
+            _ = await flushing.value
+            #expect(delivery.deliveredSeqs == Array(0..<200))
+            let reads = files.flushes.filter { $0.kind == .read && $0.path.hasSuffix(".batch") }
+            #expect(Set(batches.dropFirst(2)).allSatisfy { name in reads.filter { $0.path.hasSuffix(name) }.count == 1 }, "each read once: the read-ahead copy was the one sent")
+        }
+    }
+}
