@@ -68,7 +68,6 @@ actor OutboxActor {
     var diskTroubleLogged = false
     var vanishedFileLogged = false
 
-    var encodeBuffer: [UInt8] = []
     /// Whether this launch is the folder's first; read once, at the first `app_launched`.
     var isFirstLaunch: Bool?
     /// Sessions found at launch, ended once the pipeline is running.
@@ -249,25 +248,27 @@ actor OutboxActor {
 
     /// Adds one event to the open batch, sealing before or after it as the policy says.
     func append(_ event: Event) {
-        encodeBuffer.removeAll(keepingCapacity: true)
+        // Each event's bytes are an array of their own: the open batch keeps them (for a rewrite,
+        // and the batch sealed from it), so they are written in place, not copied from a scratch.
+        let payload: [UInt8]
         if event.origin == .autocaptured, event.name == "app_launched", event.properties["is_first_launch"] == nil {
             // Only the outbox knows its folder's history; the flag is filled in here.
             isFirstLaunch = isFirstLaunch ?? takeFirstLaunchFlag()
             var flagged = event
             flagged.properties["is_first_launch"] = .bool(isFirstLaunch ?? false)
-            EventEncoder.encode(flagged, into: &encodeBuffer)
+            payload = EventEncoder.encode(flagged)
         } else {
-            EventEncoder.encode(event, into: &encodeBuffer)
+            payload = EventEncoder.encode(event)
         }
-        guard SealedBatch.bodyBytes(payloadBytes: encodeBuffer.count, count: 1) <= policy.maxBodyBytes else {
-            problemLog.reportTooLarge(name: event.name, bytes: encodeBuffer.count)
+        guard SealedBatch.bodyBytes(payloadBytes: payload.count, count: 1) <= policy.maxBodyBytes else {
+            problemLog.reportTooLarge(name: event.name, bytes: payload.count)
             counters.update { $0.droppedTooLarge += 1 }
             if let ended = intake.release(1, bytes: event.memoryCost) { problemLog.reportBacklogCleared(ended) }
             return
         }
         if event.origin == .autocaptured, event.name == "app_crashed" { appendedCrashEventIDs.insert(event.id) }
-        if open.mustSealBefore(adding: encodeBuffer.count, policy: policy) { seal() }
-        let (isFirst, isFull) = open.append(encodeBuffer, policy: policy)
+        if open.mustSealBefore(adding: payload.count, policy: policy) { seal() }
+        let (isFirst, isFull) = open.append(payload, policy: policy)
         if isFirst { startSealTimer() }
         uncommittedEvents += 1
         uncommittedCost += event.memoryCost

@@ -1,0 +1,141 @@
+import Foundation
+
+/// Writes JSON pieces through a pointer into room sized up front (``EventEncoder`` computes an
+/// upper bound of an event's size): one bounds check per piece, where appending to an `Array`
+/// paid a uniqueness check, a capacity check and a generic call per piece (about 1,400 of the
+/// journal thread's instructions per event, callgrind).
+///
+/// It never writes past its room: a piece that does not fit sets ``overflowed`` and is dropped,
+/// and the encoder then starts again with twice the room. With a true bound that never happens.
+struct JSONByteWriter {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    /// Bytes written so far.
+    private(set) var count = 0
+    /// A piece did not fit: what was written is incomplete.
+    private(set) var overflowed = false
+
+    init(_ room: UnsafeMutableBufferPointer<UInt8>) {
+        // An empty buffer may have no base address; room of 0 bytes takes nothing anyway.
+        base = room.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!
+        capacity = room.count
+    }
+
+    @inline(__always)
+    private mutating func fits(_ length: Int) -> Bool {
+        guard !overflowed, length <= capacity - count else {
+            overflowed = true
+            return false
+        }
+        return true
+    }
+
+    @inline(__always)
+    mutating func write(_ byte: UInt8) {
+        guard fits(1) else { return }
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard fits(bytes.count), let source = bytes.baseAddress else { return }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// A literal's bytes, in one copy.
+    @inline(__always)
+    mutating func writeLiteral(_ literal: StaticString) {
+        literal.withUTF8Buffer { write($0) }
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped; everything else,
+    /// non-ASCII included, as its UTF-8 bytes. At most `6 × utf8.count + 2` bytes.
+    mutating func writeString(_ string: String) {
+        write(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { bytes in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                write(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                runStart = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): writeLiteral(#"\""#)
+                case UInt8(ascii: "\\"): writeLiteral(#"\\"#)
+                case 0x0A: writeLiteral(#"\n"#)
+                case 0x0D: writeLiteral(#"\r"#)
+                case 0x09: writeLiteral(#"\t"#)
+                default:
+                    writeLiteral(#"\u00"#)
+                    write(Self.hexDigits.utf8Start[Int(byte >> 4)])
+                    write(Self.hexDigits.utf8Start[Int(byte & 0x0F)])
+                }
+            }
+            write(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        }
+        write(UInt8(ascii: "\""))
+    }
+
+    /// A base-10 integer without going through `String`. At most 20 bytes.
+    mutating func writeInteger(_ value: Int64) {
+        guard fits(20) else { return }
+        if value == 0 {
+            write(UInt8(ascii: "0"))
+            return
+        }
+        var magnitude = value.magnitude
+        var digits = 0
+        var scratch = magnitude
+        while scratch > 0 {
+            digits += 1
+            scratch /= 10
+        }
+        if value < 0 {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
+        var position = count + digits
+        count = position
+        while magnitude > 0 {
+            position -= 1
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        }
+    }
+
+    /// A finite double in Swift's shortest round-trip form (`1e-05`, `5.0`: both valid JSON);
+    /// `0` for the non-finite values the validator never lets through. At most 32 bytes.
+    mutating func writeDouble(_ value: Double) {
+        guard value.isFinite else {
+            write(UInt8(ascii: "0"))
+            return
+        }
+        var text = value.description
+        text.withUTF8 { write($0) }
+    }
+
+    /// A UUID as 36 lowercase characters (the ids Foundation prints are uppercase).
+    mutating func writeLowercaseUUID(_ id: UUID) {
+        guard fits(36) else { return }
+        let hex = Self.hexDigits.utf8Start
+        withUnsafeBytes(of: id.uuid) { bytes in
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    base[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                let byte = bytes[index]
+                base[count] = hex[Int(byte >> 4)]
+                base[count + 1] = hex[Int(byte & 0x0F)]
+                count += 2
+            }
+        }
+    }
+
+    /// A `StaticString`: its bytes are read through a pointer, without a bounds check or the
+    /// lazy initialization of a global array.
+    static let hexDigits: StaticString = "0123456789abcdef"
+}
