@@ -10,7 +10,7 @@ struct AfterShutdownTests {
         try await withDelivery { delivery in
             delivery.track(0..<3)
             await delivery.client.shutdown()
-            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            let result = try await withTimeLimit(.seconds(30), waitingFor: "flush() after shutdown() to return") { await delivery.client.flush() }
             #expect(result.delivered == 0)
         }
     }
@@ -20,7 +20,7 @@ struct AfterShutdownTests {
         try await withDelivery { delivery in
             await delivery.client.shutdown()
             let reports = delivery.client.deliveryReports()
-            let count = try await UploaderFixture.withTimeout(.seconds(30)) {
+            let count = try await withTimeLimit(.seconds(30), waitingFor: "the report stream subscribed after shutdown to finish") {
                 var count = 0
                 for await _ in reports { count += 1 }
                 return count

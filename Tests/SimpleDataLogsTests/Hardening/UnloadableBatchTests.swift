@@ -32,7 +32,7 @@ struct UnloadableBatchTests {
         }
         #expect(Self.batchFiles(in: directory).allSatisfy { $0.contains("-R-") == false && $0 != $0.lowercased() })
         try await withDelivery(directory: directory) { delivery in
-            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            let result = try await withTimeLimit(.seconds(30), waitingFor: "flush() to return") { await delivery.client.flush() }
             #expect(result.delivered == 100 && delivery.deliveredSeqs == Array(0..<100))
             #expect(Self.batchFiles(in: directory).isEmpty)
         }
@@ -47,7 +47,7 @@ struct UnloadableBatchTests {
             #expect(await delivery.ingest.waitForRequests(count: 1))
             let first = try #require(Self.batchFiles(in: directory).sorted().first)
             try FileManager.default.removeItem(atPath: directory.path + "/" + first)
-            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            let result = try await withTimeLimit(.seconds(30), waitingFor: "flush() to return") { await delivery.client.flush() }
             #expect(result.delivered == 50 && delivery.deliveredSeqs == Array(50..<100))
             let counters = delivery.client.counters
             #expect(counters.lostFromDisk == 50 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
@@ -64,7 +64,7 @@ struct UnloadableBatchTests {
             #expect(await delivery.ingest.waitForRequests(count: 1))
             let first = try #require(Self.batchFiles(in: directory).sorted().first)
             fileSystem.failReads(ofPathsContaining: (first as NSString).lastPathComponent, with: EIO)
-            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            let result = try await withTimeLimit(.seconds(30), waitingFor: "flush() to return") { await delivery.client.flush() }
             #expect(result.delivered == 50 && delivery.deliveredSeqs == Array(50..<100))
             #expect(delivery.client.counters.pendingOnDisk == 50, "kept")
             #expect(delivery.test.log.lines.filter { $0.level == .warning && $0.message.contains("Could not read 1 batch file") }.count == 1)

@@ -94,7 +94,7 @@ struct ReliabilityDiskFaultTests {
         // One flush while the disk fails, then the disk frees up (what a full disk does) and
         // what was held in memory meanwhile must reach it.
         for round in 0..<3 {
-            _ = try await UploaderFixture.withTimeout(.seconds(60) * sanitizerSlack) { await faulty.client.flush() }
+            _ = try await withTimeLimit(.seconds(60) * sanitizerSlack, waitingFor: "flush() on the faulty disk to return") { await faulty.client.flush() }
             if round == 0 { fileSystem.clearAll() }
         }
         #expect(faulty.client.counters.isBalanced, "\(fault): \(faulty.client.counters)")
@@ -104,7 +104,7 @@ struct ReliabilityDiskFaultTests {
         // The disk is back: the next launch sends what is left.
         try await withTestClient(directory: directory, endpoint: ingest.endpoint, adjust: fault.adjust) { last in
             for _ in 0..<5 where last.client.counters.pending > 0 || last.client.counters.recovered == 0 {
-                _ = try await UploaderFixture.withTimeout(.seconds(60) * sanitizerSlack) { await last.client.flush() }
+                _ = try await withTimeLimit(.seconds(60) * sanitizerSlack, waitingFor: "flush() after the relaunch to return") { await last.client.flush() }
             }
             let counters = last.client.counters
             #expect(counters.pending == 0 && counters.isBalanced, "\(fault): \(counters)")
