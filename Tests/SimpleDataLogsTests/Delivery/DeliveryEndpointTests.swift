@@ -84,7 +84,7 @@ struct DeliveryEndpointTests {
             let ingest = delivery.ingest
             delivery.track(0..<10)
             await client.flush()
-            let delivered = await whileCooperativePoolIsBlocked {
+            let delivered = try await whileCooperativePoolIsBlocked {
                 for seq in 10..<110 { client.track("e", properties: ["seq": .int(Int64(seq))]) }
                 // Blocks (this thread is already held on purpose) until the real server has counted
                 // them: the SDK seals two batches of 50 and sends them with no pool thread free.

@@ -97,7 +97,7 @@ struct PipelineTests {
             let client = test.client
             test.client.track("warm-up")
             await test.drain()
-            let reached = await whileCooperativePoolIsBlocked {
+            let reached = try await whileCooperativePoolIsBlocked {
                 for index in 0..<1_000 { client.track("while-saturated", properties: ["i": .int(Int64(index))]) }
                 // Generous under a sanitizer, where the whole suite shares 2 cores with this test.
                 return client.blockUntilJournaled(atLeast: 1_001, timeout: .seconds(20 * sanitizerSlack))
