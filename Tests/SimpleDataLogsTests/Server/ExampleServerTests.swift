@@ -30,7 +30,7 @@ struct ExampleServerTests {
         ])
         // Three waves handled (their progress lines are on standard error) and the next under
         // way: SIGTERM lands while handlers are tracking, whatever the machine's speed.
-        #expect(await child.waitForError { $0.contains("wave 2 handled") })
+        #expect(try await child.waitForError("\"wave 2 handled\"") { $0.contains("wave 2 handled") }, "the server closed standard error before wave 2")
         let signalled = ContinuousClock.now
         child.signal(SIGTERM)
         let result = try await child.finish(limit: .seconds(60))
