@@ -12,7 +12,7 @@ private struct CrashChildEnding: Sendable {
 }
 
 /// Runs `CrashChild` (built beside the test bundle) and waits for it on a thread of its own, so
-/// the cooperative pool is never blocked.
+/// the cooperative pool is never blocked; a watchdog bounds the wait.
 private enum CrashChildRunner {
     /// ThreadSanitizer is in this process: the children are built with it too, and the Swift
     /// backtracer must be off in them. On Linux RTLD_DEFAULT is 0 (nil); -2 is macOS's value.
@@ -59,7 +59,9 @@ private enum CrashChildRunner {
                     process.environment = environment
                     process.standardOutput = output
                     process.standardError = error
-                    try SpawnGate.spawning { try process.run() }
+                    // A child that hangs instead of dying (a handler deadlocked) is killed by
+                    // the watchdog: the test fails on its SIGKILL instead of hanging the run.
+                    try runWatched(process, label: "CrashChild \(name)", watchdog: .seconds(180))
                     process.waitUntilExit()
                     return CrashChildEnding(
                         reason: process.terminationReason,
