@@ -41,7 +41,8 @@ struct AppLifecycleTests {
                     ended.continuation.yield()
                 }
             })
-            for await _ in ended.stream { break }
+            let stream = ended.stream
+            _ = try await withTimeLimit(waitingFor: "the background time to be given back after the send") { await stream.first { _ in true } }
             #expect(calls.withLock { $0 } == (1, 1))
             #expect(delivery.deliveredSeqs == [0, 1, 2], "sent before the time was given back")
         }
@@ -64,7 +65,8 @@ struct AppLifecycleTests {
             delivery.test.clock.advance(by: .seconds(19))
             #expect(ended.withLock { $0 } == 0, "19 s: still sending")
             delivery.test.clock.advance(by: .seconds(1))
-            for await _ in endedStream.stream { break }
+            let stream = endedStream.stream
+            _ = try await withTimeLimit(waitingFor: "the background time to be given back at its 20 s limit") { await stream.first { _ in true } }
             #expect(ended.withLock { $0 } == 1)
             await delivery.client.shutdown(timeLimit: .zero)
         }
