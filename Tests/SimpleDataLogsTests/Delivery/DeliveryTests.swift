@@ -35,8 +35,7 @@ struct DeliveryTests {
             delivery.client.track("old", at: delivery.test.wallClock.now().addingTimeInterval(-3_600 * 86_400))
             await delivery.client.flush()
             #expect(delivery.ingest.receivedEvents.map(\.name) == ["good"])
-            var iterator = reports.makeAsyncIterator()
-            guard case .delivered(_, let delivered, let rejected)? = await iterator.next() else {
+            guard case .delivered(_, let delivered, let rejected)? = try await nextElement(of: reports, waitingFor: "the batch's delivery report") else {
                 Issue.record("expected a delivered report")
                 return
             }
@@ -125,8 +124,7 @@ struct DeliveryTests {
                 delivery.ingest.script([.status(503, retryAfter: retryAfter)])
                 delivery.track(0..<3)
                 await delivery.client.flush()
-                var iterator = reports.makeAsyncIterator()
-                guard case .willRetry(_, let after, let reason)? = await iterator.next() else {
+                guard case .willRetry(_, let after, let reason)? = try await nextElement(of: reports, waitingFor: "a retry report after the \(retryAfter) answer") else {
                     Issue.record("expected a retry report")
                     return // this value's scope; the loop goes on to the next
                 }
@@ -145,8 +143,7 @@ struct DeliveryTests {
             delivery.ingest.script([.status(500)])
             delivery.track(0..<3)
             await delivery.client.flush()
-            var iterator = reports.makeAsyncIterator()
-            guard case .willRetry(_, let after, _)? = await iterator.next() else {
+            guard case .willRetry(_, let after, _)? = try await nextElement(of: reports, waitingFor: "a retry report after the 500") else {
                 Issue.record("expected a retry report")
                 return
             }
@@ -166,9 +163,8 @@ struct DeliveryTests {
             #expect(await delivery.ingest.waitForRequests(count: 1))
             try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
             delivery.test.clock.advance(by: .seconds(5))
-            _ = await flushing.value
-            var iterator = reports.makeAsyncIterator()
-            guard case .willRetry(_, _, let reason)? = await iterator.next() else {
+            _ = try await withTimeLimit(waitingFor: "flush() to return once its request timed out") { await flushing.value }
+            guard case .willRetry(_, _, let reason)? = try await nextElement(of: reports, waitingFor: "a retry report after the timeout") else {
                 Issue.record("expected a retry report")
                 return
             }
@@ -194,15 +190,20 @@ struct DeliveryTests {
             let reports = delivery.client.deliveryReports()
             delivery.track(0..<3)
             await delivery.client.flush()
-            var iterator = reports.makeAsyncIterator()
-            guard case .pausedForKey(let first)? = await iterator.next() else { Issue.record("expected a pause"); return }
+            guard case .pausedForKey(let first)? = try await nextElement(of: reports, waitingFor: "a pause report after the 401") else {
+                Issue.record("expected a pause")
+                return
+            }
             #expect(first == .seconds(60))
             await delivery.client.flush()
             #expect(delivery.ingest.requests.count == 1, "flush does not break a 401 pause")
 
             try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
             delivery.test.clock.advance(by: .seconds(60))
-            guard case .pausedForKey(let second)? = await iterator.next() else { Issue.record("expected a second pause"); return }
+            guard case .pausedForKey(let second)? = try await nextElement(of: reports, waitingFor: "a pause report after the probe's 401") else {
+                Issue.record("expected a second pause")
+                return
+            }
             #expect(second == .seconds(600))
             #expect(delivery.ingest.requests.count == 2)
 
@@ -248,7 +249,7 @@ struct DeliveryTests {
         first.track(0..<7)
         await first.test.drain()
         running.cancel()
-        await running.value
+        try await withTimeLimit(waitingFor: "the cancelled run() to shut down and return") { await running.value }
         #expect(try JournalReader.events(inOutbox: directory.path).count == 7)
 
         try await withDelivery(directory: directory) { second in
@@ -306,10 +307,16 @@ struct DeliveryServerTests {
             await delivery.client.flush()
             return (slow, other)
         }
-        var slowCount = 0
-        for await _ in slow { slowCount += 1 }
-        var otherCount = 0
-        for await _ in other { otherCount += 1 }
+        let slowCount = try await withTimeLimit(waitingFor: "the slow subscriber's report stream to finish") {
+            var count = 0
+            for await _ in slow { count += 1 }
+            return count
+        }
+        let otherCount = try await withTimeLimit(waitingFor: "the other subscriber's report stream to finish") {
+            var count = 0
+            for await _ in other { count += 1 }
+            return count
+        }
         #expect(otherCount == 5, "one report per batch")
         #expect(slowCount == 2 && slow.droppedCount == 3)
     }

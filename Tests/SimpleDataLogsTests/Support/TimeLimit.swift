@@ -99,3 +99,16 @@ private final class BoundedWait<T: Sendable>: Sendable {
         worker?.cancel()
     }
 }
+
+/// The next element of `sequence`, or nil when it ends, waited for at most `limit` (real time).
+/// For report streams and signals a test reads one element at a time: each read starts a new
+/// iterator, which for an `AsyncStream` goes on where the last one stopped.
+/// - Throws: ``TimedOut`` naming `what` when nothing came within `limit`.
+func nextElement<Sequence: AsyncSequence & Sendable>(
+    of sequence: Sequence, within limit: Duration = testWaitLimit, waitingFor what: String
+) async throws -> Sequence.Element? where Sequence.Element: Sendable {
+    try await withTimeLimit(limit, waitingFor: what) {
+        var iterator = sequence.makeAsyncIterator()
+        return try await iterator.next()
+    }
+}
