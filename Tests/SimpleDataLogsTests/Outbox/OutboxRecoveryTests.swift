@@ -75,9 +75,9 @@ struct OutboxRecoveryTests {
     func resentAtLaunch() async throws {
         let directory = TemporaryDirectory()
         try plantJournal(in: directory.path, events: (0..<10).map(payload))
-        await withTestClient(directory: directory) { test in
+        try await withTestClient(directory: directory) { test in
             let journal = test.client.pipeline!.outbox
-            await journal.waitUntilSealed(atLeast: 1)
+            try await withTimeLimit(waitingFor: "the leftovers to be sealed at configure") { await journal.waitUntilSealed(atLeast: 1) }
             let batches = await journal.sealedBatches
             #expect(batches.map(\.eventCount) == [10])
             #expect(test.client.counters.recovered == 10 && test.client.counters.pendingOnDisk == 10)

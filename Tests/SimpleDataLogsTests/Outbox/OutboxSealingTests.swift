@@ -84,7 +84,7 @@ struct OutboxSealingTests {
             await test.drain()
             #expect(await journal.sealedBatches.isEmpty, "not yet")
             test.clock.advance(by: .milliseconds(1))
-            await journal.waitUntilSealed(atLeast: 1)
+            try await withTimeLimit(waitingFor: "the partial batch to seal at 5 s") { await journal.waitUntilSealed(atLeast: 1) }
             let batches = try sealedBatches(in: test.directory.path)
             #expect(batches.count == 1 && batches[0].events.map { $0.name } == ["first", "second"])
         }
@@ -101,7 +101,7 @@ struct OutboxSealingTests {
             #expect(await journal.sealedBatches.count == 1)
             try #require(await test.clock.waitForSleepers(count: 1), "the code under test started its timer")
             test.clock.advance(by: .seconds(10))
-            await journal.waitUntilSealed(atLeast: 2)
+            try await withTimeLimit(waitingFor: "the second, partial batch to seal on its own timer") { await journal.waitUntilSealed(atLeast: 2) }
             #expect(await journal.sealedBatches.map(\.eventCount) == [3, 1])
         }
     }
@@ -137,14 +137,14 @@ struct OutboxSealingTests {
         let first = Barrier()
         queue.push([.barrier(first)])
         let running = Task { await journal.run(input: queue) }
-        await first.wait()
+        try await withTimeLimit(waitingFor: "the journal to pass the first barrier") { await first.wait() }
         #expect(files.syncGroups == [3], "one flush for the three batches, not one per chunk")
         // A chunk alone: its full batch is flushed at the end of that chunk, before the barrier
         // that follows is even sent.
         queue.push(chunk(180..<230))
         let second = Barrier()
         queue.push([.barrier(second)])
-        await second.wait()
+        try await withTimeLimit(waitingFor: "the journal to pass the second barrier") { await second.wait() }
         #expect(files.syncGroups.reduce(0, +) == 4 && files.syncGroups.count <= 2)
         // A long queue: the group is cut at 16 batches, so the uploader is not kept waiting.
         // (The writer is held while the queue is built, so the journal sees it whole.)
@@ -156,10 +156,10 @@ struct OutboxSealingTests {
         let third = Barrier()
         queue.push([.barrier(third)])
         gate.open()
-        await third.wait()
+        try await withTimeLimit(waitingFor: "the journal to pass the third barrier") { await third.wait() }
         #expect(Array(files.syncGroups.dropFirst(before)) == [16, 4])
         queue.finish()
-        await running.value
+        try await withTimeLimit(waitingFor: "the journal's run to end with its finished queue") { await running.value }
         await journal.close()
         let batches = try sealedBatches(in: directory.path)
         #expect(batches.map(\.events.count) == Array(repeating: 50, count: 24))

@@ -233,7 +233,7 @@ struct UploaderURLSessionTransportTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await Self.transport.send(request)
         }
-        let outcome = await task.result
+        let outcome = try await withTimeLimit(waitingFor: "the send in a cancelled task to end") { await task.result }
         guard case .failure(let error) = outcome else {
             Issue.record("send returned \(outcome)")
             return
