@@ -4,7 +4,7 @@ import SimpleDataLogs
 
 /// The built `sdl` executable, run as a child process: the exit status really reaches the shell,
 /// and Ctrl-C really ends `sdl ingest` with a summary.
-@Suite("CLI: the sdl binary")
+@Suite("CLI: the sdl binary", .stuckTestLimit)
 struct CLIBinaryTests {
     /// `sdl` beside the test bundle: walks up from the test binary's folder.
     static var binary: String? {

@@ -8,7 +8,7 @@ import Testing
 @testable import SimpleDataLogs
 @testable import SDLCommands
 
-@Suite("CLI: sdl outbox")
+@Suite("CLI: sdl outbox", .stuckTestLimit)
 struct CLIOutboxTests {
     @Test("a healthy outbox: files, events per file, oldest and newest, a free lock of a dead owner; nothing changed")
     func healthy() async throws {

@@ -98,7 +98,7 @@ struct CrashMode: Sendable, CustomTestStringConvertible {
     ]
 }
 
-@Suite("Crash capture in real child processes")
+@Suite("Crash capture in real child processes", .stuckTestLimit)
 struct CrashChildProcessTests {
     private func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crash-child-\(UUID().uuidString)")
@@ -197,7 +197,7 @@ struct CrashChildProcessTests {
     }
 }
 
-@Suite("Crash recorder installation in this process")
+@Suite("Crash recorder installation in this process", .stuckTestLimit)
 struct CrashRecorderInstallTests {
     @Test("the first install wins, a second is a no-op returning false, and uninstall frees the slot and the file's lock")
     func installOnce() throws {

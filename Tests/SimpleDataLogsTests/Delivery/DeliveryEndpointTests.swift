@@ -6,7 +6,7 @@ import SimpleDataLogsTesting
 /// A 202 body accepting everything.
 private let accepted = UploadResponse(status: 202, body: Data(#"{"accepted":1,"duplicates":0,"rejected":[]}"#.utf8))
 
-@Suite("Delivery: endpoints, backoff over time, structured lifetime")
+@Suite("Delivery: endpoints, backoff over time, structured lifetime", .stuckTestLimit)
 struct DeliveryEndpointTests {
     @Test("endpoint forms: the default, a trailing slash, a path prefix; plain HTTP refused unless loopback or opted in", arguments: [
         ("https://edge.simpledatalogs.com", false, "https://edge.simpledatalogs.com/v1/events"),

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: calls after shutdown")
+@Suite("Hardening: calls after shutdown", .stuckTestLimit)
 struct AfterShutdownTests {
     @Test("flush() after shutdown() returns at once instead of waiting forever")
     func flushAfterShutdown() async throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a full disk never costs the only durable copy")
+@Suite("Hardening: a full disk never costs the only durable copy", .stuckTestLimit)
 struct FullDiskCopyTests {
     @Test("a 413 split on a full disk is undone: the parent's file stays until both halves are files, then it splits and everything is delivered")
     func splitOnFullDisk() async throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a 401 pause: the last chance still tries, concurrent 401s count once")
+@Suite("Hardening: a 401 pause: the last chance still tries, concurrent 401s count once", .stuckTestLimit)
 struct KeyPauseTests {
     @Test("flushAndDisable during a 401 pause makes its one try (a probe) before the opt-out deletes")
     func flushAndDisableDuringPause() async throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a client released without shutdown gives back its files and threads")
+@Suite("Hardening: a client released without shutdown gives back its files and threads", .stuckTestLimit)
 struct ReleasedClientTests {
     /// This process's descriptors open on anything under `folder`.
     static func descriptors(under folder: String) -> [String] {

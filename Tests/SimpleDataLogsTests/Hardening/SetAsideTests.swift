@@ -6,7 +6,7 @@ import SDLCommands
 
 /// Batches the ingest refused (400, 415) are kept, but they must not become a trap: they go
 /// first when the outbox is full, and they are tried again at every launch and every hour.
-@Suite("Hardening: set-aside batches are evicted first and tried again")
+@Suite("Hardening: set-aside batches are evicted first and tried again", .stuckTestLimit)
 struct SetAsideTests {
     @Test("a flood of set-aside batches never pushes out new events: past the file cap the oldest set-aside batches go, and the new event is delivered")
     func floodEvictsSetAsideFirst() async throws {

@@ -5,7 +5,7 @@ import SimpleDataLogsTesting
 import SDLCommands
 
 /// A batch the uploader cannot load must cost neither the batches behind it nor a core.
-@Suite("Hardening: a batch that cannot be loaded never stalls delivery")
+@Suite("Hardening: a batch that cannot be loaded never stalls delivery", .stuckTestLimit)
 struct UnloadableBatchTests {
     /// An outbox left by an earlier run: `batches` sealed batches of 50 events, uploads off.
     static func leftOutbox(batches: Int) async -> TemporaryDirectory {

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Outbox: real processes killed with SIGKILL")
+@Suite("Outbox: real processes killed with SIGKILL", .stuckTestLimit)
 struct OutboxCrashTests {
     @Test("killed at each step inside the sealing code, restarted: every event is there exactly once", arguments: SealCrashPoint.allCases)
     func crashInsideSealing(point: SealCrashPoint) async throws {
@@ -90,7 +90,7 @@ struct OutboxCrashTests {
     }
 }
 
-@Suite("Outbox: areas and locks")
+@Suite("Outbox: areas and locks", .stuckTestLimit)
 struct OutboxAreaTests {
     @Test("two clients on one folder in one process use separate areas and never cross")
     func twoClientsOneProcess() async throws {

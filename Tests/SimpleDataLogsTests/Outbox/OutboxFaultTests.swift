@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Outbox: disk fileSystem, caps and the opt-out")
+@Suite("Outbox: disk fileSystem, caps and the opt-out", .stuckTestLimit)
 struct OutboxFaultTests {
     @Test("ENOSPC, EIO, EROFS and EACCES while writing: no crash, one log line, events kept in memory, written once the disk allows", arguments: [ENOSPC, EIO, EROFS, EACCES])
     func injectedWriteErrors(code: Int32) async throws {
@@ -230,7 +230,7 @@ struct OutboxFaultTests {
     }
 }
 
-@Suite("Outbox: what the uploader does through it")
+@Suite("Outbox: what the uploader does through it", .stuckTestLimit)
 struct OutboxDeliveryTests {
     @Test("a split writes both halves as new batches, in the parent's place, before the parent goes")
     func split() async throws {

@@ -24,7 +24,7 @@ func payload(_ seq: Int) -> String {
     #"{"event":"recovered","event_id":"00000000-0000-7000-8000-\#(String(format: "%012d", seq))","ts":1796205600000,"props":{"seq":\#(seq)}}"#
 }
 
-@Suite("Outbox: recovery at launch")
+@Suite("Outbox: recovery at launch", .stuckTestLimit)
 struct OutboxRecoveryTests {
     @Test("a journal torn at every byte offset of its last record keeps every earlier record")
     func tornAtEveryOffset() async throws {

@@ -10,7 +10,7 @@ func sealedBatches(in root: String) throws -> [(name: String, events: [Journaled
     return try names.map { ($0, try JournalReader.events(inFile: folder + "/" + $0)) }
 }
 
-@Suite("Outbox: sealing batches")
+@Suite("Outbox: sealing batches", .stuckTestLimit)
 struct OutboxSealingTests {
     @Test("exactly 50 events seal one batch; the 51st starts the next journal")
     func fiftyEvents() async throws {

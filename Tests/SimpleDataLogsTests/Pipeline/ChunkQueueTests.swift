@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Pipeline: the sessions-to-outbox chunk queue")
+@Suite("Pipeline: the sessions-to-outbox chunk queue", .stuckTestLimit)
 struct ChunkQueueTests {
     static func chunk(_ count: Int) -> [PipelineItem] {
         (0..<count).map { _ in .optOut }

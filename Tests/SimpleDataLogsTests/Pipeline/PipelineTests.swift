@@ -4,7 +4,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("The pipeline: ordering, bounds, instances and threads")
+@Suite("The pipeline: ordering, bounds, instances and threads", .stuckTestLimit)
 struct PipelineTests {
     @Test("the 5,000 backlog: with the writer held, 6,000 tracked gives exactly 1,000 skipped and one log line; writing resumes when the gate opens")
     func backlog() async throws {
@@ -108,7 +108,7 @@ struct PipelineTests {
     }
 }
 
-@Suite("Before configure")
+@Suite("Before configure", .stuckTestLimit)
 struct BeforeConfigureTests {
     @Test("calls before configure are kept in order and written once it runs")
     func heldUntilConfigure() async throws {

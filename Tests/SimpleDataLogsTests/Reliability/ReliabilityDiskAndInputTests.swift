@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Reliability: corrupted files and bad input")
+@Suite("Reliability: corrupted files and bad input", .stuckTestLimit)
 struct ReliabilityDiskAndInputTests {
     @Test("random bytes written into journal and batch files at random offsets: no crash, only damaged records lost, and counted", arguments: [1, 2, 3, 4, 5, 6, 7, 8])
     func randomCorruption(seed: UInt64) async throws {
@@ -118,7 +118,7 @@ struct ReliabilityDiskAndInputTests {
     }
 }
 
-@Suite("Reliability: security")
+@Suite("Reliability: security", .stuckTestLimit)
 struct ReliabilitySecurityTests {
     @Test("the ingest key never appears in full in any log line or any file the SDK writes")
     func keyNeverInFull() async throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Servers: back-pressure instead of loss, for callers who prefer to wait")
+@Suite("Servers: back-pressure instead of loss, for callers who prefer to wait", .stuckTestLimit)
 struct BackPressureTests {
     /// Runs `body` with a client whose backlog (100 events) is full and whose writer is held, and
     /// tears the client down however `body` ends.

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Servers: every limit is configurable, with the product's numbers as defaults")
+@Suite("Servers: every limit is configurable, with the product's numbers as defaults", .stuckTestLimit)
 struct LimitsTests {
     @Test("the rule: values below their floor become the standard value, one line each; sensible values pass untouched")
     func validation() {
@@ -115,7 +115,7 @@ struct LimitsTests {
     }
 }
 
-@Suite("Servers: a burst of server size")
+@Suite("Servers: a burst of server size", .stuckTestLimit)
 struct ServerBurstTests {
     /// 1,000 handlers × 50 events; under a sanitizer (5 to 20 times slower, and the suite shares
     /// 2 cores) 200 × 50, which runs the same code paths for the race detector.

@@ -42,7 +42,7 @@ private struct CancellingBridgeService: Service {
     }
 }
 
-@Suite("Servers: swift-service-lifecycle's ServiceGroup, reproduced")
+@Suite("Servers: swift-service-lifecycle's ServiceGroup, reproduced", .stuckTestLimit)
 struct ServiceLifecycleTests {
     @Test("the harness is faithful: services stop in reverse order, one at a time, never cancelled")
     func harness() async throws {

@@ -5,7 +5,7 @@ import SimpleDataLogsTesting
 
 /// The app lifecycle rules, decided in platform-neutral code: the Apple adapters only map
 /// notifications to `respond(to:)`, so what they do is tested here, on Linux.
-@Suite("Lifecycle of apps: what each moment does")
+@Suite("Lifecycle of apps: what each moment does", .stuckTestLimit)
 struct AppLifecycleTests {
     @Test("the table: activation and resignation report activity; background sends under 20 s of background time; sleep sends; termination holds 1 s + 2 s")
     func table() {

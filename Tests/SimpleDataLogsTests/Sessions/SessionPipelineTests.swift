@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Sessions and activity through the pipeline")
+@Suite("Sessions and activity through the pipeline", .stuckTestLimit)
 struct SessionPipelineTests {
     @Test("session_start, session_id on every event, session_end after a quiet gap, on the injected wall clock")
     func sessionsEndToEnd() async throws {

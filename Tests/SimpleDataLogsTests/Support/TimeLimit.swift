@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Testing
 import SimpleDataLogs
 
 /// How long a test waits, in real time, for something that normally comes within seconds: a
@@ -111,4 +112,14 @@ func nextElement<Sequence: AsyncSequence & Sendable>(
         var iterator = sequence.makeAsyncIterator()
         return try await iterator.next()
     }
+}
+
+extension Trait where Self == TimeLimitTrait {
+    /// The backstop every suite carries: a test still running after 10 minutes records an issue
+    /// that names it, and its task is cancelled, which ends every wait that honours cancellation
+    /// (and every ``withTimeLimit(_:waitingFor:_:)``). It cannot end a wait that ignores
+    /// cancellation, nor fire while every thread of the cooperative pool is blocked: those waits
+    /// carry bounds of their own. Far above any honest test, even under ThreadSanitizer on a
+    /// loaded machine, and well inside CI's 20-minute stage.
+    static var stuckTestLimit: Self { .timeLimit(.minutes(10)) }
 }
