@@ -230,7 +230,7 @@ struct DeliveryTests {
         try await withDelivery { delivery in
             delivery.ingest.script([.normal()] + Array(repeating: .status(503), count: 5))
             delivery.track(0..<100)
-            await delivery.client.flushAndDisable(timeLimit: .seconds(10))
+            try await withTimeLimit(waitingFor: "flushAndDisable to return (its own limit runs on the manual clock)") { await delivery.client.flushAndDisable(timeLimit: .seconds(10)) }
             #expect(delivery.deliveredSeqs == Array(0..<50))
             #expect(JournalReader.files(under: delivery.test.directory.path).allSatisfy { $0.hasSuffix("/lock") })
             delivery.client.track("after")
@@ -264,7 +264,7 @@ struct DeliveryTests {
         let earlier = try Delivery(directory: directory)
         earlier.ingest.stop()
         earlier.track(0..<20)
-        await earlier.client.shutdown(timeLimit: .seconds(1))
+        await shutDown(earlier.client, timeLimit: .seconds(1))
         let ingest = try LocalIngest()
         await withTestClient(configure: false, directory: directory, endpoint: ingest.endpoint) { next in
             next.client.setEnabled(false)

@@ -9,7 +9,7 @@ struct AfterShutdownTests {
     func flushAfterShutdown() async throws {
         try await withDelivery { delivery in
             delivery.track(0..<3)
-            await delivery.client.shutdown()
+            await shutDown(delivery.client)
             let result = try await withTimeLimit(.seconds(30), waitingFor: "flush() after shutdown() to return") { await delivery.client.flush() }
             #expect(result.delivered == 0)
         }
@@ -18,7 +18,7 @@ struct AfterShutdownTests {
     @Test("a delivery-report subscription made after shutdown is finished at once")
     func reportsAfterShutdown() async throws {
         try await withDelivery { delivery in
-            await delivery.client.shutdown()
+            await shutDown(delivery.client)
             let reports = delivery.client.deliveryReports()
             let count = try await withTimeLimit(.seconds(30), waitingFor: "the report stream subscribed after shutdown to finish") {
                 var count = 0

@@ -29,7 +29,7 @@ struct AreaLockTests {
         #expect(area == path + "/areas/a1", "not the live process's area")
         #expect(held == 30, "the live process's journal is not adopted or recovered by another")
         #expect(refused, "sdl outbox sees the area as held too")
-        await second.client.shutdown()
+        await shutDown(second.client)
         // The live process is gone now: the next launch adopts its area, events once each.
         try await withTestClient(directory: directory) { third in
             let events = try await third.flushedEvents()

@@ -112,7 +112,7 @@ struct CrashRecordSharingTests {
         let failing = TestClient(faults: fileSystem.injection, directory: directory)
         await failing.drain()
         #expect(Self.recordFiles(in: directory).count == 1, "the event is only in memory")
-        await failing.client.shutdown()
+        await shutDown(failing.client)
         #expect(Self.recordFiles(in: directory).count == 1, "given back, not deleted, at shutdown")
 
         try await Self.relaunchSendsOnce(id, from: directory)

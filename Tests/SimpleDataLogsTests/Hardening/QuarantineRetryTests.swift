@@ -15,7 +15,7 @@ struct QuarantineRetryTests {
         await flaky.drain()
         #expect(flaky.client.counters.recovered == 50, "one batch read, one quarantined")
         #expect(JournalReader.files(under: directory.path).filter { $0.hasPrefix("quarantine/") }.count == 1)
-        await flaky.client.shutdown()
+        await shutDown(flaky.client)
 
         try await withDelivery(directory: directory) { delivery in
             let result = await delivery.client.flush()

@@ -36,7 +36,7 @@ struct SetAsideTests {
         first.track(0..<3)
         await first.client.flush()
         #expect(first.client.counters.setAside == 3)
-        await first.client.shutdown()
+        await shutDown(first.client)
         first.ingest.stop()
 
         try await withDelivery(directory: directory) { second in
@@ -79,7 +79,7 @@ struct SetAsideTests {
         await flooding.client.flush()
         // The 501st file was over the cap: the oldest went at once.
         #expect(flooding.client.counters.setAside == 500)
-        await flooding.client.shutdown()
+        await shutDown(flooding.client)
         flooding.ingest.stop()
 
         let ingest = try LocalIngest()

@@ -13,7 +13,7 @@ struct UnloadableBatchTests {
         let earlier = TestClient(directory: directory)
         for seq in 0..<(batches * 50) { earlier.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await earlier.client.flush()
-        await earlier.client.shutdown()
+        await shutDown(earlier.client)
         return directory
     }
 
@@ -85,7 +85,7 @@ struct UnloadableBatchTests {
         earlier.ingest.stop()
         earlier.track(0..<50)
         await earlier.client.flush()
-        await earlier.client.shutdown()
+        await shutDown(earlier.client)
         for file in Self.batchFiles(in: directory) {
             let folder = (file as NSString).deletingLastPathComponent
             let name = (file as NSString).lastPathComponent

@@ -110,8 +110,8 @@ struct OutboxAreaTests {
         let firstSealed = await first.client.pipeline!.outbox.sealedBatches.map(\.eventCount)
         let secondSealed = await second.client.pipeline!.outbox.sealedBatches.map(\.eventCount)
         #expect(firstSealed == [50, 50] && secondSealed == [50])
-        await first.client.shutdown()
-        await second.client.shutdown()
+        await shutDown(first.client)
+        await shutDown(second.client)
         directory.remove()
     }
 
@@ -161,7 +161,7 @@ struct OutboxAreaTests {
             let held = try JournalReader.events(inOutbox: path).filter { $0.name == "held" }
             #expect(held.count == 110)
             #expect(Set(held.map { $0.eventID }).count == 110)
-            await heir.client.shutdown()
+            await shutDown(heir.client)
         }
     }
 }

@@ -204,7 +204,7 @@ struct OutboxFaultTests {
         let earlier = TestClient(directory: directory)
         for seq in 0..<75 { earlier.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await earlier.drain()
-        await earlier.client.shutdown()
+        await shutDown(earlier.client)
         #expect(try JournalReader.events(inOutbox: directory.path).count == 75)
 
         await withTestClient(configure: false, directory: directory) { next in

@@ -43,7 +43,7 @@ struct OutboxRecoveryTests {
             let counters = test.client.counters
             #expect(counters.recovered == expected.count && counters.damagedRecords == (cut > lastStart && cut < planted.bytes.count ? 1 : 0), "cut at \(cut)")
             #expect(counters.isBalanced)
-            await test.client.shutdown()
+            await shutDown(test.client)
         }
         directory.remove()
     }
@@ -90,7 +90,7 @@ struct OutboxRecoveryTests {
         let first = TestClient(directory: directory)
         for seq in 0..<100 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await first.drain()
-        await first.client.shutdown()
+        await shutDown(first.client)
         let batches = directory.path + "/areas/a0/batches/"
         let names = try FileManager.default.contentsOfDirectory(atPath: batches).sorted()
         try #require(names.count == 2)
@@ -115,7 +115,7 @@ struct OutboxRecoveryTests {
         let first = TestClient(directory: directory)
         for seq in 0..<100 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await first.drain()
-        await first.client.shutdown()
+        await shutDown(first.client)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0/batches").sorted()
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.failReads(ofPathsContaining: names[0], with: EIO)

@@ -143,7 +143,7 @@ struct BeforeConfigureTests {
             test.client.track("lost-in-memory")
             let result = await test.client.flush()
             #expect(result.remaining == 1)
-            await test.client.shutdown()
+            await shutDown(test.client)
             #expect(FileManager.default.fileExists(atPath: test.directory.path) == false)
         }
     }

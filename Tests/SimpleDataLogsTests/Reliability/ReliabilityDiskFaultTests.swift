@@ -82,7 +82,7 @@ struct ReliabilityDiskFaultTests {
         for seq in 0..<fault.earlierEvents { earlier.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         for _ in 0..<3 { await earlier.client.flush() }
         #expect(earlier.client.counters.delivered == 0)
-        await earlier.client.shutdown()
+        await shutDown(earlier.client)
         earlierEdge.stop()
         try fault.damage(directory.path)
 
@@ -99,7 +99,7 @@ struct ReliabilityDiskFaultTests {
         }
         #expect(faulty.client.counters.isBalanced, "\(fault): \(faulty.client.counters)")
         drops += faulty.client.counters.evictedByCaps + faulty.client.counters.lostFromDisk
-        await faulty.client.shutdown()
+        await shutDown(faulty.client)
 
         // The disk is back: the next launch sends what is left.
         try await withTestClient(directory: directory, endpoint: ingest.endpoint, adjust: fault.adjust) { last in

@@ -89,14 +89,14 @@ struct LimitsTests {
         let events = try JournalReader.events(inOutbox: directory.path)
         #expect(try events.map { try $0.requiredInt("seq") } == Array(500..<3_500), "the newest 3,000, in order")
         #expect(log.lines.filter { $0.message.contains("More than 3000 events were tracked before configure") }.count == 1)
-        await client.shutdown()
+        await shutDown(client)
         directory.remove()
 
         let defaulted = SimpleDataLogsClient(clock: ManualClock(), wallClock: SettableWallClock(), logSink: log, tuning: tuning, environment: [:], eventsHeldBeforeConfigure: 0)
         for index in 0..<1_200 { defaulted.track("early", properties: ["seq": .int(Int64(index))]) }
         #expect(defaulted.counters.droppedBeforeConfigure == 200, "a nonsense value keeps the default, 1,000")
         #expect(log.lines.contains { $0.message.contains("eventsHeldBeforeConfigure = 0") })
-        await defaulted.shutdown()
+        await shutDown(defaulted)
     }
 
     @Test("the outbox caps come from the configuration: 100 events kept of 300 while nothing is sent")

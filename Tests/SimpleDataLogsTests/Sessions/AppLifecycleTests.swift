@@ -68,7 +68,7 @@ struct AppLifecycleTests {
             let stream = endedStream.stream
             _ = try await withTimeLimit(waitingFor: "the background time to be given back at its 20 s limit") { await stream.first { _ in true } }
             #expect(ended.withLock { $0 } == 1)
-            await delivery.client.shutdown(timeLimit: .zero)
+            await shutDown(delivery.client, timeLimit: .zero)
         }
     }
 
@@ -104,7 +104,7 @@ struct AppLifecycleTests {
             #expect(elapsed >= .seconds(2), "\(elapsed)")
             if !isUnderSanitizer { #expect(elapsed < .seconds(4), "\(elapsed)") }
             #expect(delivery.client.counters.pendingOnDisk == 5)
-            await delivery.client.shutdown(timeLimit: .zero)
+            await shutDown(delivery.client, timeLimit: .zero)
         }
     }
 }

@@ -96,14 +96,23 @@ struct TestClient: Sendable {
     /// request still in flight to an edge that sits on it would hold it forever. So the wait is
     /// bounded in real time too, and records an issue past ``testWaitLimit``.
     func tearDown() async {
-        do {
-            try await withTimeLimit(waitingFor: "the client's shutdown at the end of the test") { [client] in
-                await client.shutdown()
-            }
-        } catch {
-            Issue.record(error)
-        }
+        await shutDown(client, waitingFor: "the client's shutdown at the end of the test")
         directory.remove()
+    }
+}
+
+/// `client.shutdown(timeLimit:)`, bounded in real time as well. The shutdown's own limit runs on
+/// the client's clock (a manual clock in the tests, which nobody may move), and the call ignores
+/// its caller's cancellation by design: past ``testWaitLimit`` this records an issue naming the
+/// wait and returns, instead of hanging the run.
+func shutDown(
+    _ client: SimpleDataLogsClient, timeLimit: Duration = .seconds(5), waitingFor what: String = "the client's shutdown",
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    do {
+        try await withTimeLimit(waitingFor: what) { await client.shutdown(timeLimit: timeLimit) }
+    } catch {
+        Issue.record(error, sourceLocation: sourceLocation)
     }
 }
 
