@@ -125,10 +125,19 @@ final class SDLChild: Sendable {
         _ handle: FileHandle, name: String, into state: Locked<State>, _ take: @escaping @Sendable (inout State, Data) -> Void
     ) {
         let thread = Thread {
-            while true {
-                let data = handle.availableData
-                update(state) { take(&$0, data) }
-                if data.isEmpty { return }
+            // The thread holds the handle, so its descriptor stays this pipe's until the end
+            // (never a number another file got after the child object was released). read(2)
+            // itself rather than `availableData`, which traps on EINTR.
+            withExtendedLifetime(handle) {
+                let descriptor = handle.fileDescriptor
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    let data = count > 0 ? Data(buffer[0..<count]) : Data()
+                    update(state) { take(&$0, data) }
+                    if count <= 0 { return }
+                }
             }
         }
         thread.name = name
