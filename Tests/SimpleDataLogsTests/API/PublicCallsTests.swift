@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Every public call and what it writes")
+@Suite("Every public call and what it writes", .stuckTestLimit)
 struct PublicCallsTests {
     @Test("track writes name, a lowercase v7 event_id, ts from the wall clock and the props")
     func trackWritesTheEvent() async throws {

@@ -2,7 +2,7 @@ import Testing
 import SDLCommands
 import SimpleDataLogs
 
-@Suite("CLI: arguments, help and version")
+@Suite("CLI: arguments, help and version", .stuckTestLimit)
 struct CLIArgumentTests {
     @Test("--version prints the SDK's version")
     func version() async {

@@ -4,7 +4,7 @@ import SDLCommands
 import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("CLI: sdl demo")
+@Suite("CLI: sdl demo", .stuckTestLimit)
 struct CLIDemoTests {
     @Test("the demo's code path delivers every event exactly once and the counters agree")
     func everyEventOnce() async {

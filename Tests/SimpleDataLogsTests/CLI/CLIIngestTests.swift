@@ -4,29 +4,37 @@ import SDLCommands
 import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("CLI: sdl ingest")
+@Suite("CLI: sdl ingest", .stuckTestLimit)
 struct CLIIngestTests {
     /// Runs `sdl ingest ARGUMENTS` in-process on a free port, runs `body` with that port, then
-    /// stops the server as Ctrl-C would.
-    private func withIngest(_ arguments: [String], _ body: @Sendable (Int) async -> Void) async -> (Int32, CapturedConsole) {
+    /// stops the server as Ctrl-C would. Each wait is bounded: a server that never listens, or
+    /// never stops, fails the test instead of hanging the run.
+    private func withIngest(_ arguments: [String], _ body: @Sendable (Int) async -> Void) async throws -> (Int32, CapturedConsole) {
         let console = CapturedConsole()
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let (stops, stopSink) = AsyncStream.makeStream(of: Void.self)
-        async let status = IngestCommand.run(
-            arguments + ["--port", "0"], console: console, onListening: { portSink.yield($0) },
-            until: { for await _ in stops { return true }; return true }
-        )
-        var iterator = ports.makeAsyncIterator()
-        if let port = await iterator.next() { await body(port) }
+        // The port stream ends when the command does, so a command that fails before it
+        // listens ends the wait for the port too.
+        let running = Task {
+            defer { portSink.finish() }
+            return await IngestCommand.run(
+                arguments + ["--port", "0"], console: console, onListening: { portSink.yield($0) },
+                until: { for await _ in stops { return true }; return true }
+            )
+        }
+        defer { stopSink.finish() }
+        let port = try await withTimeLimit(waitingFor: "sdl ingest to listen") { await ports.first { _ in true } }
+        if let port { await body(port) }
         stopSink.finish()
-        return (await status, console)
+        let status = try await withTimeLimit(waitingFor: "sdl ingest to stop once told to") { await running.value }
+        return (status, console)
     }
 
     @Test("prints each accepted event on one line, and a summary when stopped")
-    func printsEvents() async {
+    func printsEvents() async throws {
         let folder = TemporaryDirectory("sdl-ingest")
         defer { folder.remove() }
-        let (status, console) = await withIngest([]) { port in
+        let (status, console) = try await withIngest([]) { port in
             let (sent, _) = await sdl("send", "deploy_finished", "--prop", "env=staging", "--endpoint", "http://127.0.0.1:\(port)", "--key", "sdl_sec_cli_000000000", "--storage", folder.path)
             #expect(sent == 0)
         }
@@ -37,10 +45,10 @@ struct CLIIngestTests {
     }
 
     @Test("--json prints one JSON object per event; --fail answers the first requests with the status")
-    func jsonAndFail() async {
+    func jsonAndFail() async throws {
         let folder = TemporaryDirectory("sdl-ingest")
         defer { folder.remove() }
-        let (status, console) = await withIngest(["--json", "--fail", "503:1"]) { port in
+        let (status, console) = try await withIngest(["--json", "--fail", "503:1"]) { port in
             let arguments = ["send", "e", "--prop", "n=2", "--endpoint", "http://127.0.0.1:\(port)", "--key", "sdl_pub_cli_000000000", "--storage", folder.path, "--timeout", "5"]
             let (sent, output) = await sdl(arguments)
             // The first try gets the 503; the shutdown's try is the second request.

@@ -8,7 +8,7 @@ import Testing
 @testable import SimpleDataLogs
 @testable import SDLCommands
 
-@Suite("CLI: sdl outbox")
+@Suite("CLI: sdl outbox", .stuckTestLimit)
 struct CLIOutboxTests {
     @Test("a healthy outbox: files, events per file, oldest and newest, a free lock of a dead owner; nothing changed")
     func healthy() async throws {
@@ -136,7 +136,7 @@ struct CLIOutboxTests {
         #expect(running.lock.ownerPID == getpid())
         if case .held = running.lock.state {} else { Issue.record("expected held, got \(running.lock.state)") }
         #expect(running.pendingEvents == 60 && running.batches.count == 2)
-        await client.shutdown(timeLimit: .zero)
+        await shutDown(client, timeLimit: .zero)
         let stopped = try #require(OutboxInspector.inspect(root: folder.path).areas.first)
         #expect(stopped.lock.state == .free && stopped.pendingEvents == 60)
     }

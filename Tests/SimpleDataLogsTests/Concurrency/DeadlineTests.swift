@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 
 /// The one race of an operation against a time limit, on a clock the test moves.
-@Suite("Concurrency: Deadline")
+@Suite("Concurrency: Deadline", .stuckTestLimit)
 struct DeadlineTests {
     /// Suspends until cancelled, then returns `value`.
     static func untilCancelled<T: Sendable>(returning value: T) async -> T {

@@ -2,7 +2,7 @@ import Dispatch
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("DispatchTime.after: the deadline of every bounded blocking wait")
+@Suite("DispatchTime.after: the deadline of every bounded blocking wait", .stuckTestLimit)
 struct DispatchTimeAfterTests {
     @Test("a duration from now, to the nanosecond; huge ones saturate, negative ones are now")
     func after() {

@@ -2,7 +2,7 @@ import Dispatch
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Concurrency: waiters for a count")
+@Suite("Concurrency: waiters for a count", .stuckTestLimit)
 struct ThresholdWaitersTests {
     @Test("a count takes out exactly the waiters it reaches, tasks and threads alike, each once")
     func reached() async {

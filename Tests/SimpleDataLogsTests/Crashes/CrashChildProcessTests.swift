@@ -12,7 +12,7 @@ private struct CrashChildEnding: Sendable {
 }
 
 /// Runs `CrashChild` (built beside the test bundle) and waits for it on a thread of its own, so
-/// the cooperative pool is never blocked.
+/// the cooperative pool is never blocked; a watchdog bounds the wait.
 private enum CrashChildRunner {
     /// ThreadSanitizer is in this process: the children are built with it too, and the Swift
     /// backtracer must be off in them. On Linux RTLD_DEFAULT is 0 (nil); -2 is macOS's value.
@@ -59,7 +59,9 @@ private enum CrashChildRunner {
                     process.environment = environment
                     process.standardOutput = output
                     process.standardError = error
-                    try SpawnGate.spawning { try process.run() }
+                    // A child that hangs instead of dying (a handler deadlocked) is killed by
+                    // the watchdog: the test fails on its SIGKILL instead of hanging the run.
+                    try runWatched(process, label: "CrashChild \(name)", watchdog: .seconds(180))
                     process.waitUntilExit()
                     return CrashChildEnding(
                         reason: process.terminationReason,
@@ -96,7 +98,7 @@ struct CrashMode: Sendable, CustomTestStringConvertible {
     ]
 }
 
-@Suite("Crash capture in real child processes")
+@Suite("Crash capture in real child processes", .stuckTestLimit)
 struct CrashChildProcessTests {
     private func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crash-child-\(UUID().uuidString)")
@@ -195,7 +197,7 @@ struct CrashChildProcessTests {
     }
 }
 
-@Suite("Crash recorder installation in this process")
+@Suite("Crash recorder installation in this process", .stuckTestLimit)
 struct CrashRecorderInstallTests {
     @Test("the first install wins, a second is a no-op returning false, and uninstall frees the slot and the file's lock")
     func installOnce() throws {

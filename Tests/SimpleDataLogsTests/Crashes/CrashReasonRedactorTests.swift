@@ -1,7 +1,7 @@
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Crash reason redaction")
+@Suite("Crash reason redaction", .stuckTestLimit)
 struct CrashReasonRedactorTests {
     /// Realistic reasons and what `.standard` (without its 200-character cut) makes of them.
     static let table: [(reason: String, expected: String)] = [

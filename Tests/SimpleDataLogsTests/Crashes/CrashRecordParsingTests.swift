@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import CSignals
 
-@Suite("Crash record parsing")
+@Suite("Crash record parsing", .stuckTestLimit)
 struct CrashRecordParsingTests {
     static let modules = """
         module 0x55d0c0000000 0x55d0c0200000 fe:00:42 /home/alice/build/My App

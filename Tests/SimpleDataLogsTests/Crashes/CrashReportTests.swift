@@ -1,7 +1,7 @@
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Crash report properties and cut rules")
+@Suite("Crash report properties and cut rules", .stuckTestLimit)
 struct CrashReportTests {
     private func string(_ value: PropertyValue?) -> String? {
         if case .string(let text)? = value { return text }

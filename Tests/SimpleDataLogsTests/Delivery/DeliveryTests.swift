@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Delivery to a real local ingest")
+@Suite("Delivery to a real local ingest", .stuckTestLimit)
 struct DeliveryTests {
     @Test("202: batches are sent oldest first with stable ids and deleted; the counters balance")
     func accepted() async throws {
@@ -35,8 +35,7 @@ struct DeliveryTests {
             delivery.client.track("old", at: delivery.test.wallClock.now().addingTimeInterval(-3_600 * 86_400))
             await delivery.client.flush()
             #expect(delivery.ingest.receivedEvents.map(\.name) == ["good"])
-            var iterator = reports.makeAsyncIterator()
-            guard case .delivered(_, let delivered, let rejected)? = await iterator.next() else {
+            guard case .delivered(_, let delivered, let rejected)? = try await nextElement(of: reports, waitingFor: "the batch's delivery report") else {
                 Issue.record("expected a delivered report")
                 return
             }
@@ -125,8 +124,7 @@ struct DeliveryTests {
                 delivery.ingest.script([.status(503, retryAfter: retryAfter)])
                 delivery.track(0..<3)
                 await delivery.client.flush()
-                var iterator = reports.makeAsyncIterator()
-                guard case .willRetry(_, let after, let reason)? = await iterator.next() else {
+                guard case .willRetry(_, let after, let reason)? = try await nextElement(of: reports, waitingFor: "a retry report after the \(retryAfter) answer") else {
                     Issue.record("expected a retry report")
                     return // this value's scope; the loop goes on to the next
                 }
@@ -145,8 +143,7 @@ struct DeliveryTests {
             delivery.ingest.script([.status(500)])
             delivery.track(0..<3)
             await delivery.client.flush()
-            var iterator = reports.makeAsyncIterator()
-            guard case .willRetry(_, let after, _)? = await iterator.next() else {
+            guard case .willRetry(_, let after, _)? = try await nextElement(of: reports, waitingFor: "a retry report after the 500") else {
                 Issue.record("expected a retry report")
                 return
             }
@@ -166,9 +163,8 @@ struct DeliveryTests {
             #expect(await delivery.ingest.waitForRequests(count: 1))
             try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
             delivery.test.clock.advance(by: .seconds(5))
-            _ = await flushing.value
-            var iterator = reports.makeAsyncIterator()
-            guard case .willRetry(_, _, let reason)? = await iterator.next() else {
+            _ = try await withTimeLimit(waitingFor: "flush() to return once its request timed out") { await flushing.value }
+            guard case .willRetry(_, _, let reason)? = try await nextElement(of: reports, waitingFor: "a retry report after the timeout") else {
                 Issue.record("expected a retry report")
                 return
             }
@@ -194,15 +190,20 @@ struct DeliveryTests {
             let reports = delivery.client.deliveryReports()
             delivery.track(0..<3)
             await delivery.client.flush()
-            var iterator = reports.makeAsyncIterator()
-            guard case .pausedForKey(let first)? = await iterator.next() else { Issue.record("expected a pause"); return }
+            guard case .pausedForKey(let first)? = try await nextElement(of: reports, waitingFor: "a pause report after the 401") else {
+                Issue.record("expected a pause")
+                return
+            }
             #expect(first == .seconds(60))
             await delivery.client.flush()
             #expect(delivery.ingest.requests.count == 1, "flush does not break a 401 pause")
 
             try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")
             delivery.test.clock.advance(by: .seconds(60))
-            guard case .pausedForKey(let second)? = await iterator.next() else { Issue.record("expected a second pause"); return }
+            guard case .pausedForKey(let second)? = try await nextElement(of: reports, waitingFor: "a pause report after the probe's 401") else {
+                Issue.record("expected a second pause")
+                return
+            }
             #expect(second == .seconds(600))
             #expect(delivery.ingest.requests.count == 2)
 
@@ -229,7 +230,7 @@ struct DeliveryTests {
         try await withDelivery { delivery in
             delivery.ingest.script([.normal()] + Array(repeating: .status(503), count: 5))
             delivery.track(0..<100)
-            await delivery.client.flushAndDisable(timeLimit: .seconds(10))
+            try await withTimeLimit(waitingFor: "flushAndDisable to return (its own limit runs on the manual clock)") { await delivery.client.flushAndDisable(timeLimit: .seconds(10)) }
             #expect(delivery.deliveredSeqs == Array(0..<50))
             #expect(JournalReader.files(under: delivery.test.directory.path).allSatisfy { $0.hasSuffix("/lock") })
             delivery.client.track("after")
@@ -248,7 +249,7 @@ struct DeliveryTests {
         first.track(0..<7)
         await first.test.drain()
         running.cancel()
-        await running.value
+        try await withTimeLimit(waitingFor: "the cancelled run() to shut down and return") { await running.value }
         #expect(try JournalReader.events(inOutbox: directory.path).count == 7)
 
         try await withDelivery(directory: directory) { second in
@@ -263,7 +264,7 @@ struct DeliveryTests {
         let earlier = try Delivery(directory: directory)
         earlier.ingest.stop()
         earlier.track(0..<20)
-        await earlier.client.shutdown(timeLimit: .seconds(1))
+        await shutDown(earlier.client, timeLimit: .seconds(1))
         let ingest = try LocalIngest()
         await withTestClient(configure: false, directory: directory, endpoint: ingest.endpoint) { next in
             next.client.setEnabled(false)
@@ -276,7 +277,7 @@ struct DeliveryTests {
     }
 }
 
-@Suite("Delivery: server configuration and reports")
+@Suite("Delivery: server configuration and reports", .stuckTestLimit)
 struct DeliveryServerTests {
     @Test("larger batches and several requests in flight deliver everything once")
     func concurrentRequests() async throws {
@@ -306,10 +307,16 @@ struct DeliveryServerTests {
             await delivery.client.flush()
             return (slow, other)
         }
-        var slowCount = 0
-        for await _ in slow { slowCount += 1 }
-        var otherCount = 0
-        for await _ in other { otherCount += 1 }
+        let slowCount = try await withTimeLimit(waitingFor: "the slow subscriber's report stream to finish") {
+            var count = 0
+            for await _ in slow { count += 1 }
+            return count
+        }
+        let otherCount = try await withTimeLimit(waitingFor: "the other subscriber's report stream to finish") {
+            var count = 0
+            for await _ in other { count += 1 }
+            return count
+        }
         #expect(otherCount == 5, "one report per batch")
         #expect(slowCount == 2 && slow.droppedCount == 3)
     }

@@ -3,14 +3,14 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: calls after shutdown")
+@Suite("Hardening: calls after shutdown", .stuckTestLimit)
 struct AfterShutdownTests {
     @Test("flush() after shutdown() returns at once instead of waiting forever")
     func flushAfterShutdown() async throws {
         try await withDelivery { delivery in
             delivery.track(0..<3)
-            await delivery.client.shutdown()
-            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            await shutDown(delivery.client)
+            let result = try await withTimeLimit(.seconds(30), waitingFor: "flush() after shutdown() to return") { await delivery.client.flush() }
             #expect(result.delivered == 0)
         }
     }
@@ -18,9 +18,9 @@ struct AfterShutdownTests {
     @Test("a delivery-report subscription made after shutdown is finished at once")
     func reportsAfterShutdown() async throws {
         try await withDelivery { delivery in
-            await delivery.client.shutdown()
+            await shutDown(delivery.client)
             let reports = delivery.client.deliveryReports()
-            let count = try await UploaderFixture.withTimeout(.seconds(30)) {
+            let count = try await withTimeLimit(.seconds(30), waitingFor: "the report stream subscribed after shutdown to finish") {
                 var count = 0
                 for await _ in reports { count += 1 }
                 return count

@@ -4,7 +4,7 @@ import SDLCommands
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: an area has one writer even when its lock file is deleted")
+@Suite("Hardening: an area has one writer even when its lock file is deleted", .stuckTestLimit)
 struct AreaLockTests {
     @Test("the lock file deleted behind a live process: the next process takes another area and leaves the live one's files alone")
     func lockFileDeleted() async throws {
@@ -29,7 +29,7 @@ struct AreaLockTests {
         #expect(area == path + "/areas/a1", "not the live process's area")
         #expect(held == 30, "the live process's journal is not adopted or recovered by another")
         #expect(refused, "sdl outbox sees the area as held too")
-        await second.client.shutdown()
+        await shutDown(second.client)
         // The live process is gone now: the next launch adopts its area, events once each.
         try await withTestClient(directory: directory) { third in
             let events = try await third.flushedEvents()

@@ -4,7 +4,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: crash records survive a shared folder and a launch that dies before sending")
+@Suite("Hardening: crash records survive a shared folder and a launch that dies before sending", .stuckTestLimit)
 struct CrashRecordSharingTests {
     /// A complete Linux record, as the handler writes one.
     static let record = "SDLCRASH 1\nsignal 6 SIGABRT\ncode -6\npc 0x0\nend\n"
@@ -112,7 +112,7 @@ struct CrashRecordSharingTests {
         let failing = TestClient(faults: fileSystem.injection, directory: directory)
         await failing.drain()
         #expect(Self.recordFiles(in: directory).count == 1, "the event is only in memory")
-        await failing.client.shutdown()
+        await shutDown(failing.client)
         #expect(Self.recordFiles(in: directory).count == 1, "given back, not deleted, at shutdown")
 
         try await Self.relaunchSendsOnce(id, from: directory)

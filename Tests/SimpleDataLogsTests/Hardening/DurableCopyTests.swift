@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a durable copy is never destroyed before its replacement is durable")
+@Suite("Hardening: a durable copy is never destroyed before its replacement is durable", .stuckTestLimit)
 struct DurableCopyTests {
     @Test("rewriting the journal after a failed write never truncates it: the records under the watermark stay on disk while the disk fails")
     func rewriteNeverTruncates() async throws {

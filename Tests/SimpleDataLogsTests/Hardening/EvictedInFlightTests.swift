@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: the caps and a request in flight agree on what was delivered")
+@Suite("Hardening: the caps and a request in flight agree on what was delivered", .stuckTestLimit)
 struct EvictedInFlightTests {
     @Test("a batch evicted by the caps while its request is in flight, then accepted, counts as delivered, not evicted")
     func evictedThenAccepted() async throws {
@@ -25,7 +25,7 @@ struct EvictedInFlightTests {
             await delivery.test.drain()
             #expect(delivery.client.counters.evictedByCaps >= 1, "five files over a cap of three: the oldest went")
             delivery.ingest.releaseHeldAnswers()
-            _ = await flushing.value
+            _ = try await withTimeLimit(waitingFor: "flush() to return once the held answer was released") { await flushing.value }
             for _ in 0..<3 where delivery.client.counters.pending > 0 { await delivery.client.flush() }
             let counters = delivery.client.counters
             #expect(delivery.deliveredSeqs.contains(0), "the ingest has it")

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a full disk never costs the only durable copy")
+@Suite("Hardening: a full disk never costs the only durable copy", .stuckTestLimit)
 struct FullDiskCopyTests {
     @Test("a 413 split on a full disk is undone: the parent's file stays until both halves are files, then it splits and everything is delivered")
     func splitOnFullDisk() async throws {
@@ -33,7 +33,7 @@ struct FullDiskCopyTests {
         // it back after the shutdown has sealed it.
         let journal = try #require(JournalReader.files(under: directory.path).first { $0.contains("journal-") })
         let bytes = try Data(contentsOf: directory.url.appendingPathComponent(journal))
-        await earlier.client.shutdown()
+        await shutDown(earlier.client)
         for file in JournalReader.files(under: directory.path) where file.hasSuffix(".batch") {
             try FileManager.default.removeItem(atPath: directory.path + "/" + file)
         }
@@ -46,7 +46,7 @@ struct FullDiskCopyTests {
         #expect(next.client.counters.recovered == 10)
         let onDisk = try JournalReader.events(inOutbox: directory.path).compactMap { $0.int("seq") }
         #expect(onDisk.sorted() == Array(0..<10), "the journal is still the durable copy: \(onDisk)")
-        await next.client.shutdown()
+        await shutDown(next.client)
 
         // The disk is back: the next launch seals it once, no event twice.
         try await withTestClient(directory: directory) { last in

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: log lines that say what happened, and nothing leaked by an ignored configure")
+@Suite("Hardening: log lines that say what happened, and nothing leaked by an ignored configure", .stuckTestLimit)
 struct HonestLogTests {
     @Test("an outbox whose areas cannot be made (EROFS) says so, not \"held by another process\"")
     func readOnlyFolder() async throws {

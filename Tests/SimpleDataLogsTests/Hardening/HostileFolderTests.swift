@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a hostile folder")
+@Suite("Hardening: a hostile folder", .stuckTestLimit)
 struct HostileFolderTests {
     @Test("a symlink planted as an area's lock or journal is never followed: the file it points to is untouched, and the events go to another area")
     func plantedSymlinks() async throws {
@@ -27,7 +27,7 @@ struct HostileFolderTests {
     }
 }
 
-@Suite("Hardening: a storage folder of another user")
+@Suite("Hardening: a storage folder of another user", .stuckTestLimit)
 struct ForeignFolderTests {
     @Test("a storage folder owned by another (non-root) user, or writable by everyone, is not trusted: one error line, memory only, nothing written in it")
     func foreignFolder() async throws {

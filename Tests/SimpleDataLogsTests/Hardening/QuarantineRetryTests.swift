@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: quarantine is not forever")
+@Suite("Hardening: quarantine is not forever", .stuckTestLimit)
 struct QuarantineRetryTests {
     @Test("a batch file quarantined after a transient read error (EIO) is restored at the next launch that can read it, and delivered")
     func transientReadError() async throws {
@@ -15,7 +15,7 @@ struct QuarantineRetryTests {
         await flaky.drain()
         #expect(flaky.client.counters.recovered == 50, "one batch read, one quarantined")
         #expect(JournalReader.files(under: directory.path).filter { $0.hasPrefix("quarantine/") }.count == 1)
-        await flaky.client.shutdown()
+        await shutDown(flaky.client)
 
         try await withDelivery(directory: directory) { delivery in
             let result = await delivery.client.flush()

@@ -4,7 +4,7 @@ import SDLCommands
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a redirect is an answer, never followed")
+@Suite("Hardening: a redirect is an answer, never followed", .stuckTestLimit)
 struct RedirectTests {
     static let key = "sdl_sec_redirect_test_0000"
 

@@ -4,7 +4,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a client released without shutdown gives back its files and threads")
+@Suite("Hardening: a client released without shutdown gives back its files and threads", .stuckTestLimit)
 struct ReleasedClientTests {
     /// This process's descriptors open on anything under `folder`.
     static func descriptors(under folder: String) -> [String] {
@@ -41,7 +41,8 @@ struct ReleasedClientTests {
             @Sendable func finish(_ value: Bool) {
                 if once.withLock({ done in defer { done = true }; return !done }) { continuation.resume(returning: value) }
             }
-            Self.trackAndRelease(25, in: directory, log: log, finished: { finish(true) })
+            // On a thread of its own: it blocks until the journal has the events.
+            Thread { Self.trackAndRelease(25, in: directory, log: log, finished: { finish(true) }) }.start()
             DispatchQueue.global().asyncAfter(deadline: .after(.seconds(30) * sanitizerSlack)) { finish(false) }
         }
         #expect(released, "the released client never gave back its files")

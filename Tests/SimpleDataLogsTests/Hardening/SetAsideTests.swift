@@ -6,7 +6,7 @@ import SDLCommands
 
 /// Batches the ingest refused (400, 415) are kept, but they must not become a trap: they go
 /// first when the outbox is full, and they are tried again at every launch and every hour.
-@Suite("Hardening: set-aside batches are evicted first and tried again")
+@Suite("Hardening: set-aside batches are evicted first and tried again", .stuckTestLimit)
 struct SetAsideTests {
     @Test("a flood of set-aside batches never pushes out new events: past the file cap the oldest set-aside batches go, and the new event is delivered")
     func floodEvictsSetAsideFirst() async throws {
@@ -36,7 +36,7 @@ struct SetAsideTests {
         first.track(0..<3)
         await first.client.flush()
         #expect(first.client.counters.setAside == 3)
-        await first.client.shutdown()
+        await shutDown(first.client)
         first.ingest.stop()
 
         try await withDelivery(directory: directory) { second in
@@ -79,7 +79,7 @@ struct SetAsideTests {
         await flooding.client.flush()
         // The 501st file was over the cap: the oldest went at once.
         #expect(flooding.client.counters.setAside == 500)
-        await flooding.client.shutdown()
+        await shutDown(flooding.client)
         flooding.ingest.stop()
 
         let ingest = try LocalIngest()

@@ -5,7 +5,7 @@ import SimpleDataLogsTesting
 import SDLCommands
 
 /// A batch the uploader cannot load must cost neither the batches behind it nor a core.
-@Suite("Hardening: a batch that cannot be loaded never stalls delivery")
+@Suite("Hardening: a batch that cannot be loaded never stalls delivery", .stuckTestLimit)
 struct UnloadableBatchTests {
     /// An outbox left by an earlier run: `batches` sealed batches of 50 events, uploads off.
     static func leftOutbox(batches: Int) async -> TemporaryDirectory {
@@ -13,7 +13,7 @@ struct UnloadableBatchTests {
         let earlier = TestClient(directory: directory)
         for seq in 0..<(batches * 50) { earlier.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await earlier.client.flush()
-        await earlier.client.shutdown()
+        await shutDown(earlier.client)
         return directory
     }
 
@@ -32,7 +32,7 @@ struct UnloadableBatchTests {
         }
         #expect(Self.batchFiles(in: directory).allSatisfy { $0.contains("-R-") == false && $0 != $0.lowercased() })
         try await withDelivery(directory: directory) { delivery in
-            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            let result = try await withTimeLimit(.seconds(30), waitingFor: "flush() to return") { await delivery.client.flush() }
             #expect(result.delivered == 100 && delivery.deliveredSeqs == Array(0..<100))
             #expect(Self.batchFiles(in: directory).isEmpty)
         }
@@ -47,7 +47,7 @@ struct UnloadableBatchTests {
             #expect(await delivery.ingest.waitForRequests(count: 1))
             let first = try #require(Self.batchFiles(in: directory).sorted().first)
             try FileManager.default.removeItem(atPath: directory.path + "/" + first)
-            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            let result = try await withTimeLimit(.seconds(30), waitingFor: "flush() to return") { await delivery.client.flush() }
             #expect(result.delivered == 50 && delivery.deliveredSeqs == Array(50..<100))
             let counters = delivery.client.counters
             #expect(counters.lostFromDisk == 50 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
@@ -64,7 +64,7 @@ struct UnloadableBatchTests {
             #expect(await delivery.ingest.waitForRequests(count: 1))
             let first = try #require(Self.batchFiles(in: directory).sorted().first)
             fileSystem.failReads(ofPathsContaining: (first as NSString).lastPathComponent, with: EIO)
-            let result = try await UploaderFixture.withTimeout(.seconds(30)) { await delivery.client.flush() }
+            let result = try await withTimeLimit(.seconds(30), waitingFor: "flush() to return") { await delivery.client.flush() }
             #expect(result.delivered == 50 && delivery.deliveredSeqs == Array(50..<100))
             #expect(delivery.client.counters.pendingOnDisk == 50, "kept")
             #expect(delivery.test.log.lines.filter { $0.level == .warning && $0.message.contains("Could not read 1 batch file") }.count == 1)
@@ -85,7 +85,7 @@ struct UnloadableBatchTests {
         earlier.ingest.stop()
         earlier.track(0..<50)
         await earlier.client.flush()
-        await earlier.client.shutdown()
+        await shutDown(earlier.client)
         for file in Self.batchFiles(in: directory) {
             let folder = (file as NSString).deletingLastPathComponent
             let name = (file as NSString).lastPathComponent

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: the watermark promises only what is on disk")
+@Suite("Hardening: the watermark promises only what is on disk", .stuckTestLimit)
 struct WatermarkTruthTests {
     @Test("writes that fail do not move the watermark; the rewrite that puts them on disk does")
     func failedWrites() async throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 
 /// The intake's rules, tested synchronously on its state: no lock, no stream, no client.
-@Suite("Intake: the state's rules")
+@Suite("Intake: the state's rules", .stuckTestLimit)
 struct IntakeStateTests {
     static let roomy = IntakeState.Backlog(events: 1_000, bytes: 1 << 30)
 

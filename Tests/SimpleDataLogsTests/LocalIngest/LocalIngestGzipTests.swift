@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogsTesting
 
-@Suite("The local ingest's gzip inflation")
+@Suite("The local ingest's gzip inflation", .stuckTestLimit)
 struct LocalIngestGzipTests {
     @Test("a gzip body round-trips, also as two concatenated members")
     func roundTrip() {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogsTesting
 
-@Suite("The local ingest's HTTP request parser")
+@Suite("The local ingest's HTTP request parser", .stuckTestLimit)
 struct LocalIngestHTTPRequestParserTests {
     private func request(_ text: String, body: String = "") -> [UInt8] {
         Array((text + body).utf8)

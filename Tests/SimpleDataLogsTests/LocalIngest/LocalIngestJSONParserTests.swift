@@ -1,7 +1,7 @@
 import Testing
 @testable import SimpleDataLogsTesting
 
-@Suite("The local ingest's JSON parser")
+@Suite("The local ingest's JSON parser", .stuckTestLimit)
 struct LocalIngestJSONParserTests {
     private func parse(_ text: String) -> JSONValue? {
         try? JSONParser.parse(Array(text.utf8)).get()

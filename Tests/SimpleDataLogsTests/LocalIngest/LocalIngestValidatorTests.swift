@@ -3,7 +3,7 @@ import SimpleDataLogs
 import Testing
 @testable import SimpleDataLogsTesting
 
-@Suite("The local ingest's body and event rules")
+@Suite("The local ingest's body and event rules", .stuckTestLimit)
 struct LocalIngestValidatorTests {
     private let now = IngestFixture.nowMilliseconds
 

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Validation: what reaches the journal stays inside the ingest's limits")
+@Suite("Validation: what reaches the journal stays inside the ingest's limits", .stuckTestLimit)
 struct ValidationTests {
     static let day: TimeInterval = 86_400
 
@@ -143,7 +143,7 @@ struct ValidationTests {
     }
 }
 
-@Suite("PropertyValue")
+@Suite("PropertyValue", .stuckTestLimit)
 struct PropertyValueTests {
     @Test("literals of all four kinds")
     func literals() {

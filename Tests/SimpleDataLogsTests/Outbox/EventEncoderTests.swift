@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Outbox: the event encoder and its size bound")
+@Suite("Outbox: the event encoder and its size bound", .stuckTestLimit)
 struct EventEncoderTests {
     static let controls = String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) })
 

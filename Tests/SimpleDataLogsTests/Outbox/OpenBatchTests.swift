@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 
 /// The batch being filled, on its value alone: its seal rules, its journal image, its sequences.
-@Suite("Outbox: the open batch")
+@Suite("Outbox: the open batch", .stuckTestLimit)
 struct OpenBatchTests {
     static let policy = SealPolicy(maxEvents: 3, maxAge: .seconds(10))
 

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Outbox: real processes killed with SIGKILL")
+@Suite("Outbox: real processes killed with SIGKILL", .stuckTestLimit)
 struct OutboxCrashTests {
     @Test("killed at each step inside the sealing code, restarted: every event is there exactly once", arguments: SealCrashPoint.allCases)
     func crashInsideSealing(point: SealCrashPoint) async throws {
@@ -91,7 +91,7 @@ struct OutboxCrashTests {
     }
 }
 
-@Suite("Outbox: areas and locks")
+@Suite("Outbox: areas and locks", .stuckTestLimit)
 struct OutboxAreaTests {
     @Test("two clients on one folder in one process use separate areas and never cross")
     func twoClientsOneProcess() async throws {
@@ -111,8 +111,8 @@ struct OutboxAreaTests {
         let firstSealed = await first.client.pipeline!.outbox.sealedBatches.map(\.eventCount)
         let secondSealed = await second.client.pipeline!.outbox.sealedBatches.map(\.eventCount)
         #expect(firstSealed == [50, 50] && secondSealed == [50])
-        await first.client.shutdown()
-        await second.client.shutdown()
+        await shutDown(first.client)
+        await shutDown(second.client)
         directory.remove()
     }
 
@@ -162,7 +162,7 @@ struct OutboxAreaTests {
             let held = try JournalReader.events(inOutbox: path).filter { $0.name == "held" }
             #expect(held.count == 110)
             #expect(Set(held.map { $0.eventID }).count == 110)
-            await heir.client.shutdown()
+            await shutDown(heir.client)
         }
     }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Outbox: disk fileSystem, caps and the opt-out")
+@Suite("Outbox: disk fileSystem, caps and the opt-out", .stuckTestLimit)
 struct OutboxFaultTests {
     @Test("ENOSPC, EIO, EROFS and EACCES while writing: no crash, one log line, events kept in memory, written once the disk allows", arguments: [ENOSPC, EIO, EROFS, EACCES])
     func injectedWriteErrors(code: Int32) async throws {
@@ -204,7 +204,7 @@ struct OutboxFaultTests {
         let earlier = TestClient(directory: directory)
         for seq in 0..<75 { earlier.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await earlier.drain()
-        await earlier.client.shutdown()
+        await shutDown(earlier.client)
         #expect(try JournalReader.events(inOutbox: directory.path).count == 75)
 
         await withTestClient(configure: false, directory: directory) { next in
@@ -230,7 +230,7 @@ struct OutboxFaultTests {
     }
 }
 
-@Suite("Outbox: what the uploader does through it")
+@Suite("Outbox: what the uploader does through it", .stuckTestLimit)
 struct OutboxDeliveryTests {
     @Test("a split writes both halves as new batches, in the parent's place, before the parent goes")
     func split() async throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Outbox: what its flushes and deletes touch, and on which thread")
+@Suite("Outbox: what its flushes and deletes touch, and on which thread", .stuckTestLimit)
 struct OutboxFlushScopeTests {
     @Test("a client delivering 1,000 events flushes only its own files and folders, one file at a time, and syncs and deletes on the sealer's thread, never the journal's")
     func flushesStayInsideTheOutbox() async throws {

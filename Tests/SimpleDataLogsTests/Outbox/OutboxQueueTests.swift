@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 
 /// What the outbox holds and what the caps drop, on the queue value alone: no files, no actor.
-@Suite("Outbox: the queue and the caps")
+@Suite("Outbox: the queue and the caps", .stuckTestLimit)
 struct OutboxQueueTests {
     static func batch(_ sequence: Int, path: String = "r", events: Int = 10, bytes: Int = 1_000) -> StoredBatch {
         StoredBatch(id: UUID(), sequence: sequence, path: path, eventCount: events, byteCount: bytes)

@@ -24,7 +24,7 @@ func payload(_ seq: Int) -> String {
     #"{"event":"recovered","event_id":"00000000-0000-7000-8000-\#(String(format: "%012d", seq))","ts":1796205600000,"props":{"seq":\#(seq)}}"#
 }
 
-@Suite("Outbox: recovery at launch")
+@Suite("Outbox: recovery at launch", .stuckTestLimit)
 struct OutboxRecoveryTests {
     @Test("a journal torn at every byte offset of its last record keeps every earlier record")
     func tornAtEveryOffset() async throws {
@@ -43,7 +43,7 @@ struct OutboxRecoveryTests {
             let counters = test.client.counters
             #expect(counters.recovered == expected.count && counters.damagedRecords == (cut > lastStart && cut < planted.bytes.count ? 1 : 0), "cut at \(cut)")
             #expect(counters.isBalanced)
-            await test.client.shutdown()
+            await shutDown(test.client)
         }
         directory.remove()
     }
@@ -75,9 +75,9 @@ struct OutboxRecoveryTests {
     func resentAtLaunch() async throws {
         let directory = TemporaryDirectory()
         try plantJournal(in: directory.path, events: (0..<10).map(payload))
-        await withTestClient(directory: directory) { test in
+        try await withTestClient(directory: directory) { test in
             let journal = test.client.pipeline!.outbox
-            await journal.waitUntilSealed(atLeast: 1)
+            try await withTimeLimit(waitingFor: "the leftovers to be sealed at configure") { await journal.waitUntilSealed(atLeast: 1) }
             let batches = await journal.sealedBatches
             #expect(batches.map(\.eventCount) == [10])
             #expect(test.client.counters.recovered == 10 && test.client.counters.pendingOnDisk == 10)
@@ -90,7 +90,7 @@ struct OutboxRecoveryTests {
         let first = TestClient(directory: directory)
         for seq in 0..<100 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await first.drain()
-        await first.client.shutdown()
+        await shutDown(first.client)
         let batches = directory.path + "/areas/a0/batches/"
         let names = try FileManager.default.contentsOfDirectory(atPath: batches).sorted()
         try #require(names.count == 2)
@@ -115,7 +115,7 @@ struct OutboxRecoveryTests {
         let first = TestClient(directory: directory)
         for seq in 0..<100 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await first.drain()
-        await first.client.shutdown()
+        await shutDown(first.client)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0/batches").sorted()
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.failReads(ofPathsContaining: names[0], with: EIO)

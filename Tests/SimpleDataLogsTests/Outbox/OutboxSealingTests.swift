@@ -10,7 +10,7 @@ func sealedBatches(in root: String) throws -> [(name: String, events: [Journaled
     return try names.map { ($0, try JournalReader.events(inFile: folder + "/" + $0)) }
 }
 
-@Suite("Outbox: sealing batches")
+@Suite("Outbox: sealing batches", .stuckTestLimit)
 struct OutboxSealingTests {
     @Test("exactly 50 events seal one batch; the 51st starts the next journal")
     func fiftyEvents() async throws {
@@ -84,7 +84,7 @@ struct OutboxSealingTests {
             await test.drain()
             #expect(await journal.sealedBatches.isEmpty, "not yet")
             test.clock.advance(by: .milliseconds(1))
-            await journal.waitUntilSealed(atLeast: 1)
+            try await withTimeLimit(waitingFor: "the partial batch to seal at 5 s") { await journal.waitUntilSealed(atLeast: 1) }
             let batches = try sealedBatches(in: test.directory.path)
             #expect(batches.count == 1 && batches[0].events.map { $0.name } == ["first", "second"])
         }
@@ -101,7 +101,7 @@ struct OutboxSealingTests {
             #expect(await journal.sealedBatches.count == 1)
             try #require(await test.clock.waitForSleepers(count: 1), "the code under test started its timer")
             test.clock.advance(by: .seconds(10))
-            await journal.waitUntilSealed(atLeast: 2)
+            try await withTimeLimit(waitingFor: "the second, partial batch to seal on its own timer") { await journal.waitUntilSealed(atLeast: 2) }
             #expect(await journal.sealedBatches.map(\.eventCount) == [3, 1])
         }
     }
@@ -147,16 +147,16 @@ struct OutboxSealingTests {
         files.syncGate.open()
         let barrier = Barrier()
         input.push([.barrier(barrier)])
-        await barrier.wait()
+        try await withTimeLimit(waitingFor: "the journal to pass the barrier after the release") { await barrier.wait() }
         #expect(await journal.sealedBatches.map(\.eventCount) == [50, 50, 50])
         let synced = files.flushes.filter { $0.kind == .syncData }.map { ($0.path as NSString).lastPathComponent }
         #expect(synced.count == 3 && Set(synced) == Set(journals), "each journal fdatasync'ed once: \(synced)")
         #expect(files.flushes.allSatisfy { $0.path.hasPrefix(area) }, "only the area's own files and folder are flushed")
         input.finish()
-        await running.value
+        try await withTimeLimit(waitingFor: "the journal's run to end with its finished queue") { await running.value }
         await journal.close()
         channel.jobs.finish()
-        await sealing.value
+        try await withTimeLimit(waitingFor: "the sealer's run to end with its finished queue") { await sealing.value }
         let batches = try sealedBatches(in: directory.path)
         #expect(batches.flatMap(\.events).map { $0.int("seq") } == (0..<150).map { $0 })
     }

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 
 /// What recovery decides at launch, on file names and payloads alone: no folder is read.
-@Suite("Outbox: recovery's decisions")
+@Suite("Outbox: recovery's decisions", .stuckTestLimit)
 struct RecoveryRulesTests {
     static let id = "018f0000-0000-7000-8000-000000000001"
 

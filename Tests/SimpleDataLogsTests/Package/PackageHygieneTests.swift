@@ -25,7 +25,7 @@ private func librarySources() throws -> [(name: String, text: String)] {
     return files
 }
 
-@Suite("Package hygiene")
+@Suite("Package hygiene", .stuckTestLimit)
 struct PackageHygieneTests {
     /// Required-reason API categories and the calls that put code in each.
     static let requiredReasonAPIs: [String: [String]] = [

@@ -24,28 +24,24 @@ private func canaryPath() -> String? {
     return nil
 }
 
-@Suite("ThreadSanitizer catches a planted race")
+@Suite("ThreadSanitizer catches a planted race", .stuckTestLimit)
 struct RaceCanaryTests {
     @Test("a lock forgotten in an @unchecked Sendable box is reported; the guarded version is clean")
-    func plantedRace() throws {
-        let path = try #require(canaryPath(), "RaceCanary is built with the tests")
-        func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["TSAN_OPTIONS"] = "halt_on_error=0"
-            process.environment = environment
-            let pipe = Pipe()
-            process.standardError = pipe
-            process.standardOutput = pipe
-            try SpawnGate.spawning { try process.run() }
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, output)
+    func plantedRace() async throws {
+        _ = try #require(canaryPath(), "RaceCanary is built with the tests")
+        // Read and waited for on a thread of its own, never on the cooperative pool; the child
+        // has a watchdog, and the wait a time limit.
+        @Sendable func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+            try await withTimeLimit(waitingFor: "RaceCanary \(arguments.joined(separator: " ")) to finish") {
+                try await onOwnThread {
+                    let child = try ChildProcess("RaceCanary", arguments, environment: ["TSAN_OPTIONS": "halt_on_error=0"], standardErrorToo: true)
+                    let output = child.readToEnd()
+                    return (child.wait().status, output)
+                }
+            }
         }
-        let racy = try run([])
-        let guarded = try run(["--guarded"])
+        let racy = try await run([])
+        let guarded = try await run(["--guarded"])
         #expect(guarded.status == 0 && !guarded.output.contains("ThreadSanitizer"), "\(guarded.output)")
         if isThreadSanitizerActive {
             #expect(racy.output.contains("ThreadSanitizer: data race") || racy.output.contains("ThreadSanitizer: Swift access race"), "\(racy.output)")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Pipeline: the hand-over queue between stages")
+@Suite("Pipeline: the hand-over queue between stages", .stuckTestLimit)
 struct HandOffQueueTests {
     @Test("takeAll hands over everything waiting, oldest first, and an empty array once drained")
     func order() {

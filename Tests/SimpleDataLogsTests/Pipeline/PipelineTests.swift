@@ -4,7 +4,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("The pipeline: ordering, bounds, instances and threads")
+@Suite("The pipeline: ordering, bounds, instances and threads", .stuckTestLimit)
 struct PipelineTests {
     @Test("the 5,000 backlog: with the writer held, 6,000 tracked gives exactly 1,000 skipped and one log line; writing resumes when the gate opens")
     func backlog() async throws {
@@ -97,7 +97,7 @@ struct PipelineTests {
             let client = test.client
             test.client.track("warm-up")
             await test.drain()
-            let reached = await whileCooperativePoolIsBlocked {
+            let reached = try await whileCooperativePoolIsBlocked {
                 for index in 0..<1_000 { client.track("while-saturated", properties: ["i": .int(Int64(index))]) }
                 // Generous under a sanitizer, where the whole suite shares 2 cores with this test.
                 return client.blockUntilJournaled(atLeast: 1_001, timeout: .seconds(20 * sanitizerSlack))
@@ -108,7 +108,7 @@ struct PipelineTests {
     }
 }
 
-@Suite("Before configure")
+@Suite("Before configure", .stuckTestLimit)
 struct BeforeConfigureTests {
     @Test("calls before configure are kept in order and written once it runs")
     func heldUntilConfigure() async throws {
@@ -143,7 +143,7 @@ struct BeforeConfigureTests {
             test.client.track("lost-in-memory")
             let result = await test.client.flush()
             #expect(result.remaining == 1)
-            await test.client.shutdown()
+            await shutDown(test.client)
             #expect(FileManager.default.fileExists(atPath: test.directory.path) == false)
         }
     }

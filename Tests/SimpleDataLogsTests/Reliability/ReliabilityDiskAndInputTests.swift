@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Reliability: corrupted files and bad input")
+@Suite("Reliability: corrupted files and bad input", .stuckTestLimit)
 struct ReliabilityDiskAndInputTests {
     @Test("random bytes written into journal and batch files at random offsets: no crash, only damaged records lost, and counted", arguments: [1, 2, 3, 4, 5, 6, 7, 8])
     func randomCorruption(seed: UInt64) async throws {
@@ -12,7 +12,7 @@ struct ReliabilityDiskAndInputTests {
         let first = TestClient(directory: directory)
         for seq in 0..<230 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await first.drain()
-        await first.client.shutdown()
+        await shutDown(first.client)
         let files = JournalReader.files(under: directory.path).filter { $0.hasSuffix(".batch") || $0.hasSuffix(".log") }
         for file in files {
             let url = URL(fileURLWithPath: directory.path + "/" + file)
@@ -39,7 +39,7 @@ struct ReliabilityDiskAndInputTests {
         let first = TestClient(directory: directory)
         for seq in 0..<50 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await first.drain()
-        await first.client.shutdown()
+        await shutDown(first.client)
         let target = directory.path + "-elsewhere"
         try Data("not yours".utf8).write(to: URL(fileURLWithPath: target))
         let link = directory.path + "/areas/a0/batches/" + JournalName.batch(sequence: 99, path: "r", id: UUID().uuidString.lowercased())
@@ -118,7 +118,7 @@ struct ReliabilityDiskAndInputTests {
     }
 }
 
-@Suite("Reliability: security")
+@Suite("Reliability: security", .stuckTestLimit)
 struct ReliabilitySecurityTests {
     @Test("the ingest key never appears in full in any log line or any file the SDK writes")
     func keyNeverInFull() async throws {

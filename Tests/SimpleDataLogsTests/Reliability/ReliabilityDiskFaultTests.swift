@@ -38,7 +38,7 @@ private func unsealedJournal(_ root: String) throws {
     try bytes.write(to: URL(fileURLWithPath: root + "/" + area + "/" + JournalName.journal(parts.sequence)))
 }
 
-@Suite("Reliability: a matrix of faults on disk")
+@Suite("Reliability: a matrix of faults on disk", .stuckTestLimit)
 struct ReliabilityDiskFaultTests {
     static let faults: [DiskFault] = [
         DiskFault(name: "misnamed batch files (uppercase ids)", damage: { root in
@@ -82,7 +82,7 @@ struct ReliabilityDiskFaultTests {
         for seq in 0..<fault.earlierEvents { earlier.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         for _ in 0..<3 { await earlier.client.flush() }
         #expect(earlier.client.counters.delivered == 0)
-        await earlier.client.shutdown()
+        await shutDown(earlier.client)
         earlierEdge.stop()
         try fault.damage(directory.path)
 
@@ -94,17 +94,17 @@ struct ReliabilityDiskFaultTests {
         // One flush while the disk fails, then the disk frees up (what a full disk does) and
         // what was held in memory meanwhile must reach it.
         for round in 0..<3 {
-            _ = try await UploaderFixture.withTimeout(.seconds(60) * sanitizerSlack) { await faulty.client.flush() }
+            _ = try await withTimeLimit(.seconds(60) * sanitizerSlack, waitingFor: "flush() on the faulty disk to return") { await faulty.client.flush() }
             if round == 0 { fileSystem.clearAll() }
         }
         #expect(faulty.client.counters.isBalanced, "\(fault): \(faulty.client.counters)")
         drops += faulty.client.counters.evictedByCaps + faulty.client.counters.lostFromDisk
-        await faulty.client.shutdown()
+        await shutDown(faulty.client)
 
         // The disk is back: the next launch sends what is left.
         try await withTestClient(directory: directory, endpoint: ingest.endpoint, adjust: fault.adjust) { last in
             for _ in 0..<5 where last.client.counters.pending > 0 || last.client.counters.recovered == 0 {
-                _ = try await UploaderFixture.withTimeout(.seconds(60) * sanitizerSlack) { await last.client.flush() }
+                _ = try await withTimeLimit(.seconds(60) * sanitizerSlack, waitingFor: "flush() after the relaunch to return") { await last.client.flush() }
             }
             let counters = last.client.counters
             #expect(counters.pending == 0 && counters.isBalanced, "\(fault): \(counters)")

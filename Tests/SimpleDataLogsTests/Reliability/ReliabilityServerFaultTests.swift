@@ -14,7 +14,7 @@ struct ServerFault: Sendable, CustomStringConvertible {
     var description: String { name }
 }
 
-@Suite("Reliability: a matrix of faults at the server")
+@Suite("Reliability: a matrix of faults at the server", .stuckTestLimit)
 struct ReliabilityServerFaultTests {
     static let faults: [ServerFault] = [
         ServerFault(name: "5xx storm", script: Array(repeating: .status(503), count: 6) + Array(repeating: .status(500), count: 4)),
@@ -45,11 +45,13 @@ struct ReliabilityServerFaultTests {
             // Slow answers need the injected deadline to pass: advance the manual clock meanwhile.
             for _ in 0..<30 {
                 let flushing = Task { await delivery.client.flush() }
+                let deadline = ContinuousClock.now + testWaitLimit
                 while !flushing.isCancelled, delivery.test.clock.sleeperCount > 0, delivery.ingest.remainingScript.contains(where: { $0.delay > .zero }) {
+                    try #require(ContinuousClock.now < deadline, "\(fault): the slow answers were still to come after \(testWaitLimit) of moving the clock")
                     delivery.test.clock.advance(by: .seconds(1))
                     await Task.yield()
                 }
-                _ = await flushing.value
+                _ = try await withTimeLimit(waitingFor: "flush() to return against \(fault)") { await flushing.value }
                 if delivery.client.counters.pending == 0 { break }
             }
             let counters = delivery.client.counters
@@ -75,11 +77,12 @@ struct ReliabilityServerFaultTests {
             delivery.ingest.stop()
             delivery.track(0..<10)
             await delivery.client.flush()
-            var iterator = reports.makeAsyncIterator()
             var attempts = 0
             var waited: Duration = .zero
             while waited < .seconds(600) {
-                guard case .willRetry(_, let after, _)? = await iterator.next() else { continue }
+                // A stream that ended would only ever give nil again: the loop ends with it.
+                guard let report = try await nextElement(of: reports, waitingFor: "the next delivery report while refused") else { break }
+                guard case .willRetry(_, let after, _) = report else { continue }
                 attempts += 1
                 waited += after
                 try #require(await delivery.test.clock.waitForSleepers(count: 1), "the code under test started its timer")

@@ -1,7 +1,7 @@
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Rules: the ingest key")
+@Suite("Rules: the ingest key", .stuckTestLimit)
 struct IngestKeyTests {
     @Test("well formed: a prefix and at least one character after it", arguments: [
         ("sdl_pub_a", IngestKey.Kind?.some(.publishable)), ("sdl_sec_0123456789abcdef", .secret),

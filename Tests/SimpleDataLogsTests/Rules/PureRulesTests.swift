@@ -4,7 +4,7 @@ import Testing
 
 /// The validator, the identity rules and the seal policy, tested directly on their values: no
 /// client, no pipeline, no files.
-@Suite("Rules: the validator, identity and the seal policy")
+@Suite("Rules: the validator, identity and the seal policy", .stuckTestLimit)
 struct PureRulesTests {
     static let now: Int64 = 1_796_205_600_000
 

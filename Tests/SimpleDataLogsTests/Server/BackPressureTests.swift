@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Servers: back-pressure instead of loss, for callers who prefer to wait")
+@Suite("Servers: back-pressure instead of loss, for callers who prefer to wait", .stuckTestLimit)
 struct BackPressureTests {
     /// Runs `body` with a client whose backlog (100 events) is full and whose writer is held, and
     /// tears the client down however `body` ends.
@@ -26,7 +26,7 @@ struct BackPressureTests {
             try #require(await test.clock.waitForSleepers(count: 1), "the caller is waiting, its time limit running")
             #expect(client.counters.tracked == 100, "not counted while it waits")
             gate.open()
-            #expect(await waiting.value == .accepted)
+            #expect(try await withTimeLimit(waitingFor: "the waiting track to be taken") { await waiting.value } == .accepted)
             let events = try await test.flushedEvents()
             #expect(try events.map { try $0.requiredInt("seq") } == Array(0...100))
             #expect(client.counters.skippedBacklog == 0 && client.counters.isBalanced)
@@ -40,7 +40,7 @@ struct BackPressureTests {
             let waiting = Task { await client.track("impatient", waitingUpTo: .seconds(2)) }
             try #require(await test.clock.waitForSleepers(count: 1))
             test.clock.advance(by: .seconds(2))
-            #expect(await waiting.value == .skippedBacklogFull)
+            #expect(try await withTimeLimit(waitingFor: "the waiting track to give up at its limit") { await waiting.value } == .skippedBacklogFull)
             let counters = client.counters
             #expect(counters.tracked == 101 && counters.skippedBacklog == 1, "\(counters)")
             #expect(test.log.lines.filter { $0.message.contains("waiting to be written") }.count == 1)
@@ -57,15 +57,15 @@ struct BackPressureTests {
             let cancelled = Task { await client.track("cancelled", waitingUpTo: .seconds(60)) }
             try #require(await test.clock.waitForSleepers(count: 1))
             cancelled.cancel()
-            #expect(await cancelled.value == .skippedBacklogFull)
+            #expect(try await withTimeLimit(waitingFor: "the cancelled track to stop waiting") { await cancelled.value } == .skippedBacklogFull)
 
             let waiting = Task { await client.track("at-shutdown", waitingUpTo: .seconds(60)) }
             try #require(await test.clock.waitForSleepers(count: 1))
             gate.open()
             let shuttingDown = Task { await client.shutdown() }
-            let outcome = await waiting.value
+            let outcome = try await withTimeLimit(waitingFor: "the waiting track to be let go at shutdown") { await waiting.value }
             #expect(outcome == .ignoredAfterShutdown || outcome == .accepted, "\(outcome)")
-            await shuttingDown.value
+            try await withTimeLimit(waitingFor: "the shutdown to return") { await shuttingDown.value }
             #expect(client.counters.isBalanced)
         }
     }
@@ -89,20 +89,24 @@ struct BackPressureTests {
             $0.batchSize = 500
         }) { test in
             let client = test.client
-            let outcomes: [SimpleDataLogsClient.TrackOutcome] = await withTaskGroup(of: [SimpleDataLogsClient.TrackOutcome].self) { group in
-                for handler in 0..<400 {
-                    group.addTask {
-                        var outcomes: [SimpleDataLogsClient.TrackOutcome] = []
-                        for step in 0..<50 {
-                            let seq = Int64(handler * 50 + step)
-                            outcomes.append(await client.track("imported", properties: ["seq": .int(seq)], deviceID: "device-\(handler)", waitingUpTo: .seconds(30)))
+            // Their time limits run on the manual clock, which nobody moves: the whole burst is
+            // bounded in real time instead.
+            let outcomes: [SimpleDataLogsClient.TrackOutcome] = try await withTimeLimit(waitingFor: "400 handlers to have all their events taken") {
+                await withTaskGroup(of: [SimpleDataLogsClient.TrackOutcome].self) { group in
+                    for handler in 0..<400 {
+                        group.addTask {
+                            var outcomes: [SimpleDataLogsClient.TrackOutcome] = []
+                            for step in 0..<50 {
+                                let seq = Int64(handler * 50 + step)
+                                outcomes.append(await client.track("imported", properties: ["seq": .int(seq)], deviceID: "device-\(handler)", waitingUpTo: .seconds(30)))
+                            }
+                            return outcomes
                         }
-                        return outcomes
                     }
+                    var all: [SimpleDataLogsClient.TrackOutcome] = []
+                    for await outcomes in group { all += outcomes }
+                    return all
                 }
-                var all: [SimpleDataLogsClient.TrackOutcome] = []
-                for await outcomes in group { all += outcomes }
-                return all
             }
             #expect(outcomes.count == 20_000 && outcomes.allSatisfy { $0 == .accepted })
             let events = try await test.flushedEvents()

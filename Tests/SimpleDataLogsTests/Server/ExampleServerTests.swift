@@ -6,7 +6,7 @@ import SimpleDataLogsTesting
 /// `Sources/Examples/Server` run as a real process, the way a container runs a server: traffic
 /// from concurrent handlers, then `SIGTERM` while it is still serving, against an edge that takes
 /// 300 ms to answer.
-@Suite("Servers: the example server under SIGTERM")
+@Suite("Servers: the example server under SIGTERM", .stuckTestLimit)
 struct ExampleServerTests {
     @Test("SIGTERM mid-traffic against a 300 ms edge: exit 143 within the limit, every tracked event delivered exactly once with its request's device id, nothing left on disk")
     func sigtermMidTraffic() async throws {
@@ -30,7 +30,7 @@ struct ExampleServerTests {
         ])
         // Three waves handled (their progress lines are on standard error) and the next under
         // way: SIGTERM lands while handlers are tracking, whatever the machine's speed.
-        #expect(await child.waitForError { $0.contains("wave 2 handled") })
+        #expect(try await child.waitForError("\"wave 2 handled\"") { $0.contains("wave 2 handled") }, "the server closed standard error before wave 2")
         let signalled = ContinuousClock.now
         child.signal(SIGTERM)
         let result = try await child.finish(limit: .seconds(60))

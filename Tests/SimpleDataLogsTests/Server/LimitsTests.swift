@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Servers: every limit is configurable, with the product's numbers as defaults")
+@Suite("Servers: every limit is configurable, with the product's numbers as defaults", .stuckTestLimit)
 struct LimitsTests {
     @Test("the rule: values below their floor become the standard value, one line each; sensible values pass untouched")
     func validation() {
@@ -89,14 +89,14 @@ struct LimitsTests {
         let events = try JournalReader.events(inOutbox: directory.path)
         #expect(try events.map { try $0.requiredInt("seq") } == Array(500..<3_500), "the newest 3,000, in order")
         #expect(log.lines.filter { $0.message.contains("More than 3000 events were tracked before configure") }.count == 1)
-        await client.shutdown()
+        await shutDown(client)
         directory.remove()
 
         let defaulted = SimpleDataLogsClient(clock: ManualClock(), wallClock: SettableWallClock(), logSink: log, tuning: tuning, environment: [:], eventsHeldBeforeConfigure: 0)
         for index in 0..<1_200 { defaulted.track("early", properties: ["seq": .int(Int64(index))]) }
         #expect(defaulted.counters.droppedBeforeConfigure == 200, "a nonsense value keeps the default, 1,000")
         #expect(log.lines.contains { $0.message.contains("eventsHeldBeforeConfigure = 0") })
-        await defaulted.shutdown()
+        await shutDown(defaulted)
     }
 
     @Test("the outbox caps come from the configuration: 100 events kept of 300 while nothing is sent")
@@ -115,7 +115,7 @@ struct LimitsTests {
     }
 }
 
-@Suite("Servers: a burst of server size")
+@Suite("Servers: a burst of server size", .stuckTestLimit)
 struct ServerBurstTests {
     /// 1,000 handlers × 50 events; under a sanitizer (5 to 20 times slower, and the suite shares
     /// 2 cores) 200 × 50, which runs the same code paths for the race detector.

@@ -42,7 +42,7 @@ private struct CancellingBridgeService: Service {
     }
 }
 
-@Suite("Servers: swift-service-lifecycle's ServiceGroup, reproduced")
+@Suite("Servers: swift-service-lifecycle's ServiceGroup, reproduced", .stuckTestLimit)
 struct ServiceLifecycleTests {
     @Test("the harness is faithful: services stop in reverse order, one at a time, never cancelled")
     func harness() async throws {
@@ -52,8 +52,8 @@ struct ServiceLifecycleTests {
             logger: Logger(label: "test")
         )
         let running = Task { try await group.run() }
-        await group.triggerGracefulShutdown()
-        try await running.value
+        try await withTimeLimit(waitingFor: "the group's graceful shutdown to stop every service") { await group.triggerGracefulShutdown() }
+        try await withTimeLimit(waitingFor: "the group's run() to return") { try await running.value }
         #expect(log.withLock { $0 } == ["third stopping, cancelled: false", "second stopping, cancelled: false", "first stopping, cancelled: false"])
     }
 
@@ -75,11 +75,10 @@ struct ServiceLifecycleTests {
             )
             let running = Task { try await group.run() }
             await delivery.test.drain()
-            await group.triggerGracefulShutdown()
-            try await running.value
+            try await withTimeLimit(waitingFor: "the group's graceful shutdown to stop the server, then analytics") { await group.triggerGracefulShutdown() }
+            try await withTimeLimit(waitingFor: "the group's run() to return") { try await running.value }
             stoppedSignal.finish()
-            var iterator = stopped.makeAsyncIterator()
-            try await body(delivery, await iterator.next() != nil)
+            try await body(delivery, try await nextElement(of: stopped, waitingFor: "the server's stop signal") != nil)
         }
     }
 
@@ -114,15 +113,15 @@ struct ServiceLifecycleTests {
             }
             test.client.track("e")
             fire.yield()
-            await running.value
+            try await withTimeLimit(waitingFor: "run(until:) to return once its trigger did") { await running.value }
             #expect(test.client.isShutDown)
             #expect(try test.journaledEvents().count == 1)
         }
 
-        await withTestClient { other in
+        try await withTestClient { other in
             let never = Task { await other.client.run(until: { try? await gracefulShutdown() }) }
             never.cancel()
-            await never.value
+            try await withTimeLimit(waitingFor: "run(until:) to return once its task was cancelled") { await never.value }
             #expect(other.client.isShutDown, "outside a group, gracefulShutdown() waits for cancellation; so does run(until:)")
         }
     }

@@ -14,7 +14,7 @@ func untilCancelled() async {
     }
 }
 
-@Suite("Servers: a shutdown in a cancelled task keeps its bounded send")
+@Suite("Servers: a shutdown in a cancelled task keeps its bounded send", .stuckTestLimit)
 struct ShutdownUnderCancellationTests {
     @Test("run(): cancelled with 3 batches queued against a 300 ms edge, it delivers all of them before returning")
     func runDeliversWhenCancelled() async throws {
@@ -23,7 +23,7 @@ struct ShutdownUnderCancellationTests {
             delivery.track(0..<120)
             await delivery.test.drain()
             running.cancel()
-            await running.value
+            try await withTimeLimit(waitingFor: "the cancelled run() to send and return") { await running.value }
             #expect(delivery.deliveredSeqs == Array(0..<120), "the last send was not cut by the cancellation")
             let counters = delivery.client.counters
             #expect(counters.delivered == 120 && counters.pendingOnDisk == 0 && counters.isBalanced, "\(counters)")
@@ -44,10 +44,9 @@ struct ShutdownUnderCancellationTests {
                 await untilCancelled()
             }
         }
-        var iterator = tracked.makeAsyncIterator()
-        let client = try #require(await iterator.next())
+        let client = try #require(try await nextElement(of: tracked, waitingFor: "the withClient scope to track its events"))
         scope.cancel()
-        await scope.value
+        try await withTimeLimit(waitingFor: "withClient, cancelled, to shut down and return") { await scope.value }
         #expect(ingest.receivedEvents.count == 75)
         #expect(client.counters.delivered == 75 && client.counters.isBalanced, "\(client.counters)")
         ingest.stop()
@@ -66,11 +65,10 @@ struct ShutdownUnderCancellationTests {
                 await delivery.client.shutdown(timeLimit: .seconds(5))
             }
             first.cancel()
-            var iterator = started.makeAsyncIterator()
-            await iterator.next()
+            _ = try await nextElement(of: started, waitingFor: "the first caller's task to be cancelled")
             let second = Task { await delivery.client.shutdown(timeLimit: .seconds(5)) }
-            await first.value
-            await second.value
+            try await withTimeLimit(waitingFor: "the shutdown called from a cancelled task to return") { await first.value }
+            try await withTimeLimit(waitingFor: "the second shutdown caller to return") { await second.value }
             #expect(delivery.deliveredSeqs == Array(0..<50))
             #expect(delivery.ingest.summary.batches == 1, "one shutdown, one send")
             #expect(delivery.client.counters.delivered == 50)
@@ -89,7 +87,7 @@ struct ShutdownUnderCancellationTests {
             // The shutdown's time limit and the request's own timeout both sleep on the manual clock.
             try #require(await delivery.test.clock.waitForSleepers(count: 2), "the code under test started its timers")
             delivery.test.clock.advance(by: .seconds(2))
-            await running.value
+            try await withTimeLimit(waitingFor: "run() to return at its shutdown time limit") { await running.value }
             let counters = delivery.client.counters
             #expect(counters.delivered == 0 && counters.pendingOnDisk == 10 && counters.isBalanced, "\(counters)")
             #expect(try JournalReader.events(inOutbox: delivery.test.directory.path).count == 10, "kept for the next start")

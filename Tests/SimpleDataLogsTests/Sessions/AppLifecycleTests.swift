@@ -5,7 +5,7 @@ import SimpleDataLogsTesting
 
 /// The app lifecycle rules, decided in platform-neutral code: the Apple adapters only map
 /// notifications to `respond(to:)`, so what they do is tested here, on Linux.
-@Suite("Lifecycle of apps: what each moment does")
+@Suite("Lifecycle of apps: what each moment does", .stuckTestLimit)
 struct AppLifecycleTests {
     @Test("the table: activation and resignation report activity; background sends under 20 s of background time; sleep sends; termination holds 1 s + 2 s")
     func table() {
@@ -41,7 +41,8 @@ struct AppLifecycleTests {
                     ended.continuation.yield()
                 }
             })
-            for await _ in ended.stream { break }
+            let stream = ended.stream
+            _ = try await withTimeLimit(waitingFor: "the background time to be given back after the send") { await stream.first { _ in true } }
             #expect(calls.withLock { $0 } == (1, 1))
             #expect(delivery.deliveredSeqs == [0, 1, 2], "sent before the time was given back")
         }
@@ -64,9 +65,10 @@ struct AppLifecycleTests {
             delivery.test.clock.advance(by: .seconds(19))
             #expect(ended.withLock { $0 } == 0, "19 s: still sending")
             delivery.test.clock.advance(by: .seconds(1))
-            for await _ in endedStream.stream { break }
+            let stream = endedStream.stream
+            _ = try await withTimeLimit(waitingFor: "the background time to be given back at its 20 s limit") { await stream.first { _ in true } }
             #expect(ended.withLock { $0 } == 1)
-            await delivery.client.shutdown(timeLimit: .zero)
+            await shutDown(delivery.client, timeLimit: .zero)
         }
     }
 
@@ -102,7 +104,7 @@ struct AppLifecycleTests {
             #expect(elapsed >= .seconds(2), "\(elapsed)")
             if !isUnderSanitizer { #expect(elapsed < .seconds(4), "\(elapsed)") }
             #expect(delivery.client.counters.pendingOnDisk == 5)
-            await delivery.client.shutdown(timeLimit: .zero)
+            await shutDown(delivery.client, timeLimit: .zero)
         }
     }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Lifecycle of command-line tools on Linux")
+@Suite("Lifecycle of command-line tools on Linux", .stuckTestLimit)
 struct LifecycleTests {
     @Test("a tool that returns from main without calling anything has its events journaled by the exit hook, and its next run delivers them")
     func exitWithoutCalls() async throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Sessions and activity through the pipeline")
+@Suite("Sessions and activity through the pipeline", .stuckTestLimit)
 struct SessionPipelineTests {
     @Test("session_start, session_id on every event, session_end after a quiet gap, on the injected wall clock")
     func sessionsEndToEnd() async throws {
@@ -34,7 +34,7 @@ struct SessionPipelineTests {
         first.client.track("b")
         await first.drain()
         let lastActivity = first.wallClock.now().millisecondsSince1970
-        await first.client.shutdown()
+        await shutDown(first.client)
 
         try await withTestClient(directory: directory, adjust: { $0.autocapture = .sessions }) { second in
             await second.drain()
@@ -82,7 +82,7 @@ struct SessionPipelineTests {
             #expect(launched.count == launch + 1)
             #expect(launched.last?.props["is_first_launch"] == .bool(launch == 0))
             #expect(launched.last?.sessionID != nil, "a launch starts a session without any track call")
-            await test.client.shutdown()
+            await shutDown(test.client)
         }
         directory.remove()
     }

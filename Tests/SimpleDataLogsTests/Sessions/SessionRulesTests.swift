@@ -20,7 +20,7 @@ private func run(_ rules: inout SessionRules, _ events: [Event]) -> [Event] {
     return sent
 }
 
-@Suite("Sessions: the pure rules")
+@Suite("Sessions: the pure rules", .stuckTestLimit)
 struct SessionRulesTests {
     @Test("the first event starts a session; every event carries its id")
     func firstEvent() {
@@ -138,7 +138,7 @@ struct SessionRulesTests {
     }
 }
 
-@Suite("Activity: the pure rules")
+@Suite("Activity: the pure rules", .stuckTestLimit)
 struct ActivityRulesTests {
     @Test("engaged_ms is the time in front since the previous event, across foreground and background")
     func engaged() {

@@ -10,7 +10,7 @@ import Testing
 /// out (the snippet files import what the samples name). Package manifest fragments
 /// (`dependencies: [ .package(…) ]`) are the one exception: a manifest cannot be compiled inside a
 /// test target, and `PackageHygieneTests` covers the manifest itself.
-@Suite("Docs: every code sample compiles")
+@Suite("Docs: every code sample compiles", .stuckTestLimit)
 struct DocSnippetTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardized
 

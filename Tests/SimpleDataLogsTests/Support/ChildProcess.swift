@@ -21,11 +21,18 @@ final class ChildProcess {
     }
 
     /// Starts the child.
-    /// - Parameter watchdog: How long the child may live (real time). Past it the child is
-    ///   killed with `SIGKILL` and a line on standard error says so: a child that hangs (a
-    ///   sanitizer's runtime deadlocked in a signal handler, say) fails its test, as a child
-    ///   killed by a signal it did not expect, instead of hanging the whole run.
-    init(_ name: String, _ arguments: [String], environment extra: [String: String] = [:], watchdog: Duration = .seconds(180)) throws {
+    /// - Parameters:
+    ///   - standardErrorToo: Whether standard error goes into the same pipe as standard output
+    ///   (otherwise it is the test process's own).
+    ///   - watchdog: How long the child may live (real time). Past it the child is killed with
+    ///   `SIGKILL` and a line on standard error says so: a child that hangs (a sanitizer's runtime
+    ///   deadlocked in a signal handler, say) fails its test, as a child killed by a signal it did
+    ///   not expect, instead of hanging the whole run. Every blocking wait below ends by then:
+    ///   the kill closes the child's pipes and reaps it.
+    init(
+        _ name: String, _ arguments: [String], environment extra: [String: String] = [:],
+        standardErrorToo: Bool = false, watchdog: Duration = .seconds(180)
+    ) throws {
         guard let path = Self.executable(name) else { throw ChildError.notBuilt(name) }
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -34,22 +41,9 @@ final class ChildProcess {
         environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardOutput = output
+        if standardErrorToo { process.standardError = output }
         process.standardInput = input
-        let ended = Locked(false)
-        process.terminationHandler = { _ in ended.withLock { $0 = true } }
-        try SpawnGate.spawning { try process.run() }
-        let pid = process.processIdentifier
-        let label = "\(name) \(arguments.joined(separator: " "))"
-        DispatchQueue.global().asyncAfter(deadline: .after(watchdog)) {
-            // Checked under the lock the termination handler sets: a reaped child's pid is
-            // never signalled.
-            let killed: Bool = ended.withLock { ended in
-                guard !ended else { return false }
-                Foundation.kill(pid, SIGKILL)
-                return true
-            }
-            if killed { FileHandle.standardError.write(Data("ChildProcess watchdog: \(label) still running after \(watchdog); killed with SIGKILL\n".utf8)) }
-        }
+        try runWatched(process, label: "\(name) \(arguments.joined(separator: " "))", watchdog: watchdog)
     }
 
     /// Reads lines until one satisfies `predicate` or the output ends; returns that line.
@@ -66,6 +60,18 @@ final class ChildProcess {
             if chunk.isEmpty { return nil }
             buffered.append(chunk)
         }
+    }
+
+    /// Reads the output to its end (the child closes it, or dies). Blocking: call from a thread
+    /// of your own (see `onOwnThread`).
+    func readToEnd() -> String {
+        while true {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffered.append(chunk)
+        }
+        defer { buffered.removeAll() }
+        return String(decoding: buffered, as: UTF8.self)
     }
 
     /// Writes one line to the child's standard input.
@@ -86,6 +92,25 @@ final class ChildProcess {
     }
 
     enum ChildError: Error { case notBuilt(String) }
+}
+
+/// Starts `process` (inside ``SpawnGate``) with a watchdog: still running after `watchdog` (real
+/// time), it is killed with `SIGKILL` and a line on standard error names it. Sets the process's
+/// termination handler; the kill is decided under the lock that handler sets, so a reaped
+/// child's pid, which another process may have by then, is never signalled.
+func runWatched(_ process: Process, label: String, watchdog: Duration) throws {
+    let ended = Locked(false)
+    process.terminationHandler = { _ in ended.withLock { $0 = true } }
+    try SpawnGate.spawning { try process.run() }
+    let pid = process.processIdentifier
+    DispatchQueue.global().asyncAfter(deadline: .after(watchdog)) {
+        let killed: Bool = ended.withLock { ended in
+            guard !ended else { return false }
+            Foundation.kill(pid, SIGKILL)
+            return true
+        }
+        if killed { FileHandle.standardError.write(Data("child process watchdog: \(label) still running after \(watchdog); killed with SIGKILL\n".utf8)) }
+    }
 }
 
 /// Runs blocking work (reading a child's pipe, waiting for it) on a thread of its own, so the

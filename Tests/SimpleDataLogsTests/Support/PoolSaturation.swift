@@ -1,13 +1,28 @@
 import Dispatch
 import Foundation
+import SimpleDataLogs
+
+/// One saturation at a time. Two at once would deadlock the whole run: with a pool of two
+/// threads, each could take one and wait forever for a second that the other holds.
+private let saturationGate = NSLock()
 
 /// Runs `check` on a thread of its own while every thread of the cooperative pool is blocked,
 /// then frees the pool and returns what `check` returned. For the tests that prove the SDK's
 /// tracking, journaling and uploads need no pool thread.
-func whileCooperativePoolIsBlocked<T: Sendable>(_ check: @escaping @Sendable () -> T) async -> T {
+///
+/// All waiting happens on that thread, never on the pool, and each wait is bounded: when the
+/// pool's threads cannot all be taken within ``testWaitLimit`` (another test holds one and
+/// needs the pool to let go), the pool is freed and this throws ``TimedOut`` without running
+/// `check`.
+func whileCooperativePoolIsBlocked<T: Sendable>(_ check: @escaping @Sendable () -> T) async throws -> T {
     let poolWidth = ProcessInfo.processInfo.activeProcessorCount
-    return await withCheckedContinuation { (result: CheckedContinuation<T, Never>) in
+    let limit = testWaitLimit
+    return try await withCheckedThrowingContinuation { (result: CheckedContinuation<T, any Error>) in
         Thread {
+            guard saturationGate.lock(before: Date(timeIntervalSinceNow: Double(limit.components.seconds))) else {
+                return result.resume(throwing: TimedOut(what: "another test to free the cooperative pool it blocks", limit: limit))
+            }
+            defer { saturationGate.unlock() }
             let entered = DispatchSemaphore(value: 0)
             let release = DispatchSemaphore(value: 0)
             for _ in 0..<poolWidth {
@@ -16,7 +31,13 @@ func whileCooperativePoolIsBlocked<T: Sendable>(_ check: @escaping @Sendable () 
                     release.wait() // Deliberately blocks a pool thread: this is the test's load.
                 }
             }
-            for _ in 0..<poolWidth { entered.wait() }
+            let deadline = DispatchTime.after(limit)
+            let allEntered = (0..<poolWidth).allSatisfy { _ in entered.wait(timeout: deadline) == .success }
+            guard allEntered else {
+                // Tasks that enter later pass straight through.
+                for _ in 0..<poolWidth { release.signal() }
+                return result.resume(throwing: TimedOut(what: "all \(poolWidth) threads of the cooperative pool to be free to block", limit: limit))
+            }
             let value = check()
             for _ in 0..<poolWidth { release.signal() }
             result.resume(returning: value)

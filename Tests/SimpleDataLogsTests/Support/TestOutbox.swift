@@ -1,6 +1,7 @@
 import Foundation
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
+import Testing
 
 /// A fresh folder under the system's temporary folder, for one test's outbox.
 struct TemporaryDirectory: Sendable {
@@ -63,8 +64,16 @@ struct TestClient: Sendable {
     }
 
     /// Waits until every event tracked so far is in the journal, without sealing or sending.
-    func drain() async {
-        await client.journalEverythingTrackedSoFar()
+    /// Bounded: a journal that never gets there (a writer stuck or held) records an issue at the
+    /// caller after ``testWaitLimit`` instead of hanging the run.
+    func drain(sourceLocation: SourceLocation = #_sourceLocation) async {
+        do {
+            try await withTimeLimit(waitingFor: "every event tracked so far to reach the journal") { [client] in
+                await client.journalEverythingTrackedSoFar()
+            }
+        } catch {
+            Issue.record(error, sourceLocation: sourceLocation)
+        }
     }
 
     /// Every event stored in the outbox (sealed batches oldest first, then journals), parsed
@@ -74,17 +83,36 @@ struct TestClient: Sendable {
     }
 
     /// Journals everything tracked so far, then reads the journal.
-    func flushedEvents() async throws -> [JournaledEvent] {
-        await drain()
+    func flushedEvents(sourceLocation: SourceLocation = #_sourceLocation) async throws -> [JournaledEvent] {
+        await drain(sourceLocation: sourceLocation)
         return try journaledEvents()
     }
 
     /// Shuts the client down and removes its folder. Safe to call again (shutting down twice is a
     /// no-op, and the folder is already gone): the scope of `withTestClient` calls it even when
     /// the test already did.
+    ///
+    /// The shutdown's own limit runs on the manual clock, which nobody advances any more: a
+    /// request still in flight to an edge that sits on it would hold it forever. So the wait is
+    /// bounded in real time too, and records an issue past ``testWaitLimit``.
     func tearDown() async {
-        await client.shutdown()
+        await shutDown(client, waitingFor: "the client's shutdown at the end of the test")
         directory.remove()
+    }
+}
+
+/// `client.shutdown(timeLimit:)`, bounded in real time as well. The shutdown's own limit runs on
+/// the client's clock (a manual clock in the tests, which nobody may move), and the call ignores
+/// its caller's cancellation by design: past ``testWaitLimit`` this records an issue naming the
+/// wait and returns, instead of hanging the run.
+func shutDown(
+    _ client: SimpleDataLogsClient, timeLimit: Duration = .seconds(5), waitingFor what: String = "the client's shutdown",
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    do {
+        try await withTimeLimit(waitingFor: what) { await client.shutdown(timeLimit: timeLimit) }
+    } catch {
+        Issue.record(error, sourceLocation: sourceLocation)
     }
 }
 

@@ -1,7 +1,7 @@
 import SimpleDataLogsTesting
 import Testing
 
-@Suite("ManualClock: the clock every timer test drives")
+@Suite("ManualClock: the clock every timer test drives", .stuckTestLimit)
 struct ManualClockTests {
     @Test("a sleeper wakes when the clock reaches its deadline, not before")
     func sleeperWakesAtDeadline() async throws {

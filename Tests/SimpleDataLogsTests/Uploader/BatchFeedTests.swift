@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Uploader: the outbox's feed of batches")
+@Suite("Uploader: the outbox's feed of batches", .stuckTestLimit)
 struct BatchFeedTests {
     static func batch(_ sequence: Int) -> StoredBatch {
         StoredBatch(id: UUID(), sequence: sequence, path: "r", eventCount: 1, byteCount: 100)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Uploader: what each answer means")
+@Suite("Uploader: what each answer means", .stuckTestLimit)
 struct UploaderAnswerPolicyTests {
     let now = UploaderFixture.now
     let plain = AnswerPolicy.Attempt(wasGzipped: false, eventCount: 10)

@@ -2,7 +2,7 @@ import SimpleDataLogsTesting
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Uploader: backoff with full jitter")
+@Suite("Uploader: backoff with full jitter", .stuckTestLimit)
 struct UploaderBackoffTests {
     @Test("the ceiling doubles from 1 s and stops at 5 minutes", arguments: [
         (1, 1), (2, 2), (3, 4), (4, 8), (5, 16), (6, 32), (7, 64), (8, 128), (9, 256), (10, 300), (11, 300), (64, 300), (Int.max, 300),

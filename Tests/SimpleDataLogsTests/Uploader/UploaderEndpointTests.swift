@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Uploader: the events URL from the configured endpoint")
+@Suite("Uploader: the events URL from the configured endpoint", .stuckTestLimit)
 struct UploaderEndpointTests {
     func resolve(_ text: String, insecure: Bool = false) throws -> Result<Endpoint, Endpoint.Refusal> {
         Endpoint.resolve(try #require(URL(string: text)), allowsInsecureHTTP: insecure)

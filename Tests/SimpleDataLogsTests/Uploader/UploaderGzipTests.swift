@@ -3,7 +3,7 @@ import SimpleDataLogsTesting
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Uploader: gzip request bodies")
+@Suite("Uploader: gzip request bodies", .stuckTestLimit)
 struct UploaderGzipTests {
     @Test("compressed bytes inflate back to the input, with zlib's inflate", arguments: [0, 1, 100, 70_000, 262_144])
     func roundTrip(size: Int) throws {

@@ -2,7 +2,7 @@ import SimpleDataLogsTesting
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Uploader: key probes after a 401")
+@Suite("Uploader: key probes after a 401", .stuckTestLimit)
 struct UploaderKeyProbeScheduleTests {
     typealias Schedule = KeyProbeSchedule<ManualClock.Instant>
 

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Uploader: the next round is read while this one is in flight")
+@Suite("Uploader: the next round is read while this one is in flight", .stuckTestLimit)
 struct UploaderReadAheadTests {
     @Test("with the first round's answers held, the next round's batch files are read on the uploader's thread, not the outbox's; released, every event arrives once")
     func readsTheNextRoundDuringTheFlight() async throws {
@@ -28,7 +28,7 @@ struct UploaderReadAheadTests {
             #expect(readEarly, "batches 3 and 4 were read on the uploader's thread during the first round")
             #expect(delivery.ingest.requests.count == 2, "and not sent before a place in flight was free")
             delivery.ingest.releaseHeldAnswers()
-            _ = await flushing.value
+            _ = try await withTimeLimit(waitingFor: "the flush to end once the held answers are released") { await flushing.value }
             #expect(delivery.deliveredSeqs == Array(0..<200))
             let reads = files.flushes.filter { $0.kind == .read && $0.path.hasSuffix(".batch") }
             #expect(Set(batches.dropFirst(2)).allSatisfy { name in reads.filter { $0.path.hasSuffix(name) }.count == 1 }, "each read once: the read-ahead copy was the one sent")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Uploader: building a try of a batch")
+@Suite("Uploader: building a try of a batch", .stuckTestLimit)
 struct UploaderRequestBuilderTests {
     static let key = "sdl_pub_0123456789abcdef"
     let url = URL(string: "https://edge.simpledatalogs.com/v1/events") ?? URL(fileURLWithPath: "/")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogs
 
-@Suite("Uploader: reading Retry-After")
+@Suite("Uploader: reading Retry-After", .stuckTestLimit)
 struct UploaderRetryAfterTests {
     let now = UploaderFixture.now // Wed, 02 Dec 2026 10:00:00 GMT
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The uploader's rules, tested synchronously on the state machine: no actor, no socket, no clock
 /// that runs. Instants are `ContinuousClock`'s, moved by hand.
-@Suite("Uploader: the state machine")
+@Suite("Uploader: the state machine", .stuckTestLimit)
 struct UploaderStateMachineTests {
     typealias Machine = UploaderStateMachine<ContinuousClock.Instant, SplitMix64>
     static let start = ContinuousClock.now

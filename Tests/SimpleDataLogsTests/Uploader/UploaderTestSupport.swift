@@ -57,20 +57,4 @@ enum UploaderFixture {
             return Array(json.utf8)
         }
     }
-
-    /// Runs `operation`, giving up after `limit` (real time): the test fails instead of hanging.
-    static func withTimeout<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw TimedOut() }
-            return value
-        }
-    }
-
-    struct TimedOut: Error {}
 }

@@ -25,7 +25,7 @@ final class InMemoryTransport: Transport {
     }
 }
 
-@Suite("Uploader: the transport contract")
+@Suite("Uploader: the transport contract", .stuckTestLimit)
 struct UploaderTransportContractTests {
     @Test("the doc comment's in-memory transport answers in order, records requests, and fails when out of answers")
     func inMemory() async throws {

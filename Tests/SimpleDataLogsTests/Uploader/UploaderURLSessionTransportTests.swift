@@ -7,7 +7,7 @@ import Testing
 @testable import SimpleDataLogs
 
 /// `URLSessionTransport` against a real HTTP server on loopback (`LocalIngest`), never a stub.
-@Suite("Uploader: URLSessionTransport over real sockets")
+@Suite("Uploader: URLSessionTransport over real sockets", .stuckTestLimit)
 struct UploaderURLSessionTransportTests {
     static let key = "sdl_pub_test0001"
     /// One transport for the suite, as the SDK keeps one for its life.
@@ -151,7 +151,7 @@ struct UploaderURLSessionTransportTests {
         ingest.script([.normal(delay: .seconds(20))])
         let request = try builder(ingest).request(batchID: batchID, payloads: events(["t"]), sentAt: 1, gzip: false, timeout: .milliseconds(300))
         let start = ContinuousClock.now
-        let error = try await UploaderFixture.withTimeout(.seconds(15) * sanitizerSlack) {
+        let error = try await withTimeLimit(.seconds(15) * sanitizerSlack, waitingFor: "the send to end at its backstop timeout") {
             await #expect(throws: TransportError.self) { try await Self.transport.send(request) }
         }
         #expect(error?.kind == .timedOut, "\(String(describing: error))")
@@ -176,7 +176,7 @@ struct UploaderURLSessionTransportTests {
 
         let start = ContinuousClock.now
         task.cancel()
-        let outcome = try await UploaderFixture.withTimeout(.seconds(25)) { await task.result }
+        let outcome = try await withTimeLimit(.seconds(25), waitingFor: "the cancelled send to end") { await task.result }
         let elapsed = ContinuousClock.now - start
         guard case .failure(let error) = outcome else {
             Issue.record("send returned \(outcome) after cancellation")
@@ -233,7 +233,7 @@ struct UploaderURLSessionTransportTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await Self.transport.send(request)
         }
-        let outcome = await task.result
+        let outcome = try await withTimeLimit(waitingFor: "the send in a cancelled task to end") { await task.result }
         guard case .failure(let error) = outcome else {
             Issue.record("send returned \(outcome)")
             return
