@@ -54,29 +54,36 @@ struct JSONByteWriter {
     /// non-ASCII included, as its UTF-8 bytes. At most `6 × utf8.count + 2` bytes.
     mutating func writeString(_ string: String) {
         write(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { bytes in
-            var runStart = 0
-            for index in 0..<bytes.count {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                write(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                runStart = index + 1
-                switch byte {
-                case UInt8(ascii: "\""): writeLiteral(#"\""#)
-                case UInt8(ascii: "\\"): writeLiteral(#"\\"#)
-                case 0x0A: writeLiteral(#"\n"#)
-                case 0x0D: writeLiteral(#"\r"#)
-                case 0x09: writeLiteral(#"\t"#)
-                default:
-                    writeLiteral(#"\u00"#)
-                    write(Self.hexDigits.utf8Start[Int(byte >> 4)])
-                    write(Self.hexDigits.utf8Start[Int(byte & 0x0F)])
-                }
-            }
-            write(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        // Native strings (every one the SDK builds, and Swift's own) lend their bytes without a
+        // copy; a bridged one is made native first.
+        if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0) }) == nil {
+            var native = string
+            native.withUTF8 { writeEscaped($0) }
         }
         write(UInt8(ascii: "\""))
+    }
+
+    /// The bytes of a string, escaped as JSON wants; runs without an escape go in one copy.
+    private mutating func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            write(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            runStart = index + 1
+            switch byte {
+            case UInt8(ascii: "\""): writeLiteral(#"\""#)
+            case UInt8(ascii: "\\"): writeLiteral(#"\\"#)
+            case 0x0A: writeLiteral(#"\n"#)
+            case 0x0D: writeLiteral(#"\r"#)
+            case 0x09: writeLiteral(#"\t"#)
+            default:
+                writeLiteral(#"\u00"#)
+                write(Self.hexDigits.utf8Start[Int(byte >> 4)])
+                write(Self.hexDigits.utf8Start[Int(byte & 0x0F)])
+            }
+        }
+        write(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
 
     /// A base-10 integer without going through `String`. At most 20 bytes.
