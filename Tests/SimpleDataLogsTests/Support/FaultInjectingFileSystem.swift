@@ -29,9 +29,11 @@ final class FaultInjectingFileSystem: FileSystem {
 
     /// One flush or delete the outbox made: which file, how, and on which thread.
     struct Flush: Sendable, Equatable {
-        enum Kind: Sendable, Equatable { case fsync, startWriteback, syncData, driveCache, remove, read }
+        enum Kind: Sendable, Equatable { case fsync, startWriteback, syncData, driveCache, remove, read, rename, truncate }
         var kind: Kind
         var path: String
+        /// A rename's new name.
+        var destination: String? = nil
         /// The calling thread's name (`sdl.sealer`, `sdl.outbox`, …).
         var thread: String? = Thread.current.name
     }
@@ -51,7 +53,8 @@ final class FaultInjectingFileSystem: FileSystem {
     func failCreatingDirectories(containing fragment: String, with code: Int32) { faults.withLock { $0.directoryFailures.append((fragment, code)) } }
     func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, flushes: $0.flushes, waiters: $0.waiters) } }
     var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
-    /// Every flush call, delete and whole-file read so far, in order, with the path it named.
+    /// Every flush call, delete, rename, truncate and whole-file read so far, in order, with the
+    /// path it named.
     var flushes: [Flush] { faults.withLock { $0.flushes } }
 
     /// Blocks the calling thread (never one of the pool's: use `onOwnThread`) until the record
@@ -114,7 +117,9 @@ final class FaultInjectingFileSystem: FileSystem {
     func close(_ descriptor: Int32) { real.close(descriptor) }
 
     func rename(_ from: String, to: String) throws(FileSystemError) {
-        if let code = faults.withLock({ $0.renameError }) { throw FileSystemError(code: code, operation: "rename", path: from) }
+        let (code, met) = faults.withLock { faults in (faults.renameError, faults.record(Flush(kind: .rename, path: from, destination: to))) }
+        met.forEach { $0.signal() }
+        if let code { throw FileSystemError(code: code, operation: "rename", path: from) }
         try real.rename(from, to: to)
     }
 
@@ -131,7 +136,10 @@ final class FaultInjectingFileSystem: FileSystem {
     func contents(ofDirectory path: String) throws(FileSystemError) -> [String] { try real.contents(ofDirectory: path) }
     func removeDirectory(_ path: String) throws(FileSystemError) { try real.removeDirectory(path) }
     func setPermissions(_ path: String, mode: FileMode) throws(FileSystemError) { try real.setPermissions(path, mode: mode) }
-    func truncate(_ descriptor: Int32, path: String) throws(FileSystemError) { try real.truncate(descriptor, path: path) }
+    func truncate(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        faults.withLock { $0.record(Flush(kind: .truncate, path: path)) }.forEach { $0.signal() }
+        try real.truncate(descriptor, path: path)
+    }
 
     func read(_ path: String) throws(FileSystemError) -> [UInt8] {
         let (failure, met) = faults.withLock { faults in

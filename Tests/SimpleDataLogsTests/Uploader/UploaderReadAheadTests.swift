@@ -8,12 +8,17 @@ struct UploaderReadAheadTests {
     @Test("with the first round's answers held, the next round's batch files are read on the uploader's thread, not the outbox's; released, every event arrives once")
     func readsTheNextRoundDuringTheFlight() async throws {
         let files = FaultInjectingFileSystem()
-        try await withDelivery(faults: files.injection, adjust: { $0.maxConcurrentRequests = 2 }) { delivery in
+        // The writer is held while the 200 events are tracked, so their four batches are sealed
+        // in one pass and reach the uploader together: its first round can see the second.
+        let gate = WriterGate(isOpen: false)
+        var faults = files.injection
+        faults.writerGate = gate
+        try await withDelivery(faults: faults, adjust: { $0.maxConcurrentRequests = 2 }) { delivery in
             // Two requests in flight at a time: the answers to the first two are held, and the
             // next two batches are queued behind them.
             delivery.ingest.script([.heldUntilReleased, .heldUntilReleased])
             delivery.track(0..<200)
-            await delivery.test.drain()
+            gate.open()
             let flushing = Task { await delivery.client.flush() }
             #expect(await delivery.ingest.waitForRequests(count: 2), "the first round is on its way; its answers wait")
             let batches = await delivery.client.pipeline!.outbox.sealedBatches.map(\.fileName)

@@ -21,7 +21,9 @@ extension OutboxActor {
         }
         var isNewFile = false
         if journalDescriptor < 0 {
-            // A new batch's first write: nothing of it is on disk yet, so the file is made here.
+            // A new batch's first write: nothing of it is on disk yet, so the file is made here,
+            // from an empty spare when the sealer has one (no new inode; `SealerJob.remove`).
+            if let spare = sealer?.takeSpare() { try? fileSystem.rename(spare, to: path) }
             do {
                 journalDescriptor = try openRecreatingFolders(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
             } catch {

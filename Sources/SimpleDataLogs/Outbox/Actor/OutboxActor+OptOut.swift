@@ -7,6 +7,7 @@ extension OutboxActor {
         setAsideRetryTimer?.cancel()
         setAsideRetryTimer = nil
         closeJournal()
+        sealer?.dropSpares() // deleted with the rest of `tmp/` below
         let openEvents = open.payloads.count
         let sealedEvents = queue.sealedUsage.events
         let setAsideEvents = queue.setAsideUsage.events

@@ -98,11 +98,11 @@ extension OutboxActor {
         applySealOutcomes()
     }
 
-    /// Deletes a file the outbox is done with, off this thread (the sealer's job), unless no
-    /// sealer runs (outbox tests), then here.
+    /// Retires a file the outbox is done with, off this thread (the sealer's job: deleted, or
+    /// emptied into a spare journal), unless no sealer runs (outbox tests), then deletes it here.
     func removeLater(_ path: String) {
         if let sealer {
-            sealer.hand(.remove(path: path))
+            sealer.hand(.remove(path: path, spareFolder: area?.temporaryFolder))
         } else {
             try? fileSystem.remove(path)
         }

@@ -26,6 +26,8 @@ actor SealerActor {
 
     private let fileSystem: any FileSystem
     private let crashPoint: SealCrashPoint?
+    /// Names the spares made so far (`tmp/spare-<n>`).
+    private var sparesMade = 0
 
     init(fileSystem: any FileSystem, crashPoint: SealCrashPoint?, executor: ThreadExecutor) {
         self.fileSystem = fileSystem
@@ -39,25 +41,45 @@ actor SealerActor {
             while true {
                 let jobs = channel.jobs.takeAll()
                 if jobs.isEmpty { break }
-                channel.finished(jobs.count, outcomes: perform(jobs))
+                channel.finished(jobs.count, outcomes: perform(jobs, for: channel))
             }
         }
     }
 
     /// One group: the seals first (they gate delivery), then the deletes.
-    private func perform(_ jobs: [SealerJob]) -> [SealOutcome] {
+    private func perform(_ jobs: [SealerJob], for channel: SealerChannel) -> [SealOutcome] {
         var seals: [JournalSeal] = []
-        var removals: [String] = []
+        var removals: [(path: String, spareFolder: String?)] = []
         for job in jobs {
             switch job {
             case .seal(let seal): seals.append(seal)
-            case .remove(let path): removals.append(path)
+            case .remove(let path, let spareFolder): removals.append((path, spareFolder))
             case .discard, .discardBatches: break // freed with `jobs`, when this group is done
             }
         }
         let outcomes = seal(seals)
-        for path in removals { try? fileSystem.remove(path) }
+        for removal in removals {
+            if let folder = removal.spareFolder, channel.wantsSpare, let spare = recycle(removal.path, into: folder) {
+                channel.addSpare(spare)
+            } else {
+                try? fileSystem.remove(removal.path)
+            }
+        }
         return outcomes
+    }
+
+    /// Empties a retired file, then moves it into `folder` as a spare journal: emptied first, so
+    /// a spare never holds events (a kill in between leaves an empty batch file, which recovery
+    /// deletes; a spare left in `tmp/` is deleted at launch, like every temporary file).
+    private func recycle(_ path: String, into folder: String) -> String? {
+        guard let descriptor = try? fileSystem.open(path, flags: O_WRONLY, mode: 0) else { return nil }
+        let emptied = (try? fileSystem.truncate(descriptor, path: path)) != nil
+        fileSystem.close(descriptor)
+        guard emptied else { return nil }
+        sparesMade += 1
+        let spare = folder + "/spare-\(sparesMade)"
+        guard (try? fileSystem.rename(path, to: spare)) != nil else { return nil }
+        return spare
     }
 
     private func seal(_ seals: [JournalSeal]) -> [SealOutcome] {

@@ -13,7 +13,12 @@ final class SealerChannel: Sendable {
         var finished = 0
         var outcomes: [SealOutcome] = []
         var waiters = ThresholdWaiters()
+        /// Empty files in the area's `tmp/`, ready to become journals (``takeSpare()``).
+        var spares: [String] = []
     }
+
+    /// How many spare journals the sealer keeps ready: a burst of seals takes one each.
+    static let maxSpares = 64
 
     /// What the sealer takes, in order.
     let jobs = HandOffQueue<SealerJob>()
@@ -50,6 +55,16 @@ final class SealerChannel: Sendable {
         }
     }
 
+    /// An empty spare file to rename into place as the next journal, if the sealer made one.
+    func takeSpare() -> String? {
+        state.withLock { $0.spares.popLast() }
+    }
+
+    /// Forgets the spares (the opt-out deletes everything in `tmp/`, them included).
+    func dropSpares() {
+        state.withLock { $0.spares.removeAll() }
+    }
+
     /// Blocks the calling thread (the outbox's own) until every job handed off so far is done,
     /// so that their outcomes are all waiting in ``takeOutcomes()``.
     func blockUntilCaughtUp() {
@@ -78,6 +93,14 @@ final class SealerChannel: Sendable {
     }
 
     // MARK: The sealer's side
+
+    /// Whether the outbox could use another spare journal.
+    var wantsSpare: Bool { state.withLock { $0.spares.count < Self.maxSpares } }
+
+    /// Offers an empty spare file in `tmp/`.
+    func addSpare(_ path: String) {
+        state.withLock { $0.spares.append(path) }
+    }
 
     /// Records the end of `count` jobs and their seal outcomes, then wakes the outbox (when
     /// there are outcomes to apply) and whoever waits for these jobs.
