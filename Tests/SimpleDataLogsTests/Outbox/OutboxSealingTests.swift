@@ -162,6 +162,55 @@ struct OutboxSealingTests {
         #expect(batches.flatMap(\.events).map { $0.int("seq") } == (0..<150).map { $0 })
     }
 
+    @Test("back-pressure: while the sealer is held, the journal stops once 4 MiB of events wait for their seals, instead of holding ever more; released, all are sealed")
+    func journalWaitsForASlowSealer() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let files = FaultInjectingFileSystem()
+        files.syncGate.close()
+        let logger = SDKLogger(level: .debug, sink: RecordingLogSink())
+        let executor = ThreadExecutor(name: "test.journal")
+        let sealerExecutor = ThreadExecutor(name: "test.sealer")
+        defer { executor.stop(); sealerExecutor.stop() }
+        let input = HandOffQueue<[PipelineItem]>()
+        let channel = SealerChannel { input.wake() }
+        let sealer = SealerActor(fileSystem: files, crashPoint: nil, executor: sealerExecutor)
+        let sealing = Task { await sealer.run(channel) }
+        let journal = OutboxActor(
+            directory: directory.path, fileSystem: files, logger: logger, problemLog: ProblemLog(logger: logger),
+            counters: StageCounters(), intake: Intake(), clock: ManualClock(), faults: files.injection,
+            policy: SealPolicy(), caps: OutboxCaps(maxEvents: 100_000, maxBytes: 1 << 30, maxFiles: 10_000),
+            sealer: channel, executor: executor
+        )
+        // 200 events of about 60 KB: four to a batch (the 256 KiB body limit), 12 MB in all.
+        let padding = String(repeating: "p", count: 60_000)
+        let running = Task { await journal.run(input: input) }
+        for seq in 0..<200 {
+            input.push([.event(Event(name: "e", id: UUID(), timestamp: 1_700_000_000_000, trackedAt: 1_700_000_000_000,
+                                     properties: ["seq": .int(Int64(seq)), "pad": .string(padding)], origin: .live))])
+        }
+        let held = try await onOwnThread { files.syncGate.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
+        #expect(held, "the sealer is inside its first fdatasync")
+        // The journal goes on until about 4 MiB (some 70 events) wait for their seals, then waits
+        // itself: it gets there, and never past 120 of the 200 offered, however long the sealer
+        // is held (without the bound, all 200 are written within milliseconds).
+        let reached = try await onOwnThread { journal.blockUntilWatermark(atLeast: 60, timeout: .after(.seconds(60))) }
+        let passed = try await onOwnThread { journal.blockUntilWatermark(atLeast: 121, timeout: .after(.seconds(1))) }
+        #expect(reached && !passed, "written \(journal.watermark.eventsWritten) of 200 while the sealer was held")
+        files.syncGate.open()
+        let barrier = Barrier()
+        input.push([.barrier(barrier)])
+        try await withTimeLimit(waitingFor: "the journal to pass the barrier after the release") { await barrier.wait() }
+        #expect(journal.watermark.eventsWritten == 200)
+        await journal.sealOpenBatch()
+        #expect(await journal.sealedBatches.reduce(0) { $0 + $1.eventCount } == 200)
+        input.finish()
+        try await withTimeLimit(waitingFor: "the journal's run to end with its finished queue") { await running.value }
+        await journal.close()
+        channel.jobs.finish()
+        try await withTimeLimit(waitingFor: "the sealer's run to end with its finished queue") { await sealing.value }
+    }
+
     @Test("folders are 0700 and files 0600")
     func permissions() async throws {
         try await withTestClient { test throws in
