@@ -68,29 +68,44 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     /// Sends queued batches, oldest first, up to `maxConcurrentRequests` at once, when the
     /// machine says the wake-up starts a pass. A flush tries each queued batch once and ignores
     /// a backoff; a normal pass goes on until the queue is empty or an answer says to wait.
+    ///
+    /// A sliding window (issue 15): as soon as one request is answered, the next batch goes, so
+    /// the requests in flight do not drain to zero between rounds. An answer that says to wait
+    /// (a backoff, a 401) stops new requests; the ones in flight are still heard.
     private func sendPass(after wake: UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>.Wake) async {
         // What the outbox posted is taken even when no pass starts, so the copy stays current.
         machine.apply(feed.take())
-        guard machine.startsPass(after: wake, at: clock.now), settings.builder != nil, intake.isEnabled else { return }
+        guard machine.startsPass(after: wake, at: clock.now), let builder = settings.builder, intake.isEnabled else { return }
         machine.beginPass()
         var tried: Set<UUID> = []
         var unreadable: [(batch: StoredBatch, error: FileSystemError)] = []
-        // Batches read while the previous round was in flight (see `send`).
+        // Batches read while others were in flight (see `readAhead`).
         var prefetched: [UUID: SealedBatch] = [:]
-        while !Task.isCancelled {
-            // Batches sealed (or evicted) while the last round was in flight count in this one.
-            machine.apply(feed.take())
-            let round = machine.nextRound(tried: tried)
-            guard !round.isEmpty, intake.isEnabled else { break }
-            // Every batch taken counts as tried, sent or not: one that cannot be loaded must not
-            // be taken again in this pass (it was, and the pass spun a core forever).
-            for batch in round { tried.insert(batch.id) }
-            // The round after this one as the queue stands now: read while this one is in flight.
-            let likelyNext = machine.nextRound(tried: tried)
-            let (outcomes, failedReads) = await send(round, prefetched: &prefetched, readAhead: likelyNext)
-            unreadable += failedReads
+        let settings = settings
+        let clock = clock
+        let wallClock = wallClock
+        await withTaskGroup(of: (StoredBatch, Attempted).self) { group in
+            var inFlight = 0
             var passGoesOn = true
-            for (batch, attempted) in outcomes {
+            while true {
+                // Fill every free place, oldest first. Every batch taken counts as tried, sent or
+                // not: one that cannot be loaded must not be taken again in this pass (it was,
+                // and the pass spun a core forever).
+                while passGoesOn, inFlight < settings.maxConcurrentRequests, !Task.isCancelled, intake.isEnabled {
+                    // Batches sealed (or evicted) meanwhile count at once.
+                    machine.apply(feed.take())
+                    guard let batch = machine.nextRound(tried: tried).first else { break }
+                    tried.insert(batch.id)
+                    guard let sealed = await load(batch, prefetched: &prefetched, unreadable: &unreadable) else { continue }
+                    group.addTask {
+                        (batch, await Self.attempt(sealed, builder: builder, settings: settings, clock: clock, wallClock: wallClock))
+                    }
+                    inFlight += 1
+                }
+                // While those are in flight, read the batches that will go next.
+                if passGoesOn { await readAhead(machine.nextRound(tried: tried), into: &prefetched) }
+                guard inFlight > 0, let (batch, attempted) = await group.next() else { break }
+                inFlight -= 1
                 let step = machine.answered(
                     attempted.outcome, attempt: attempted.attempt, batch: batch,
                     sentAt: attempted.sentAt, now: clock.now, wallNow: wallClock.now()
@@ -98,7 +113,6 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 await perform(step.actions, for: batch)
                 passGoesOn = passGoesOn && step.passGoesOn
             }
-            if !passGoesOn { break }
         }
         await perform(machine.passEnded(unreadable: unreadable), for: nil)
     }
@@ -138,59 +152,49 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// One try of each batch, concurrently, each under the uploader's own deadline; and the
-    /// batches whose files could not be read.
-    ///
-    /// While the requests are in flight, the batches of `readAhead` (the likely next round) are
-    /// read into `prefetched`, on this thread, so the next round's requests leave without waiting
-    /// for the outbox's thread and the disk: the reading is off the critical path (issue 15). A batch file never
-    /// changes once sealed, so a copy read early is the batch; one the queue has dropped since is
-    /// never asked for, and is forgotten with the pass. Only batches that loaded are kept: a read
-    /// that failed is made again, with its effects, when its round comes.
-    private func send(
-        _ batches: [StoredBatch], prefetched: inout [UUID: SealedBatch], readAhead: [StoredBatch]
-    ) async -> (sent: [(StoredBatch, Attempted)], unreadable: [(StoredBatch, FileSystemError)]) {
-        var loaded: [(StoredBatch, SealedBatch)] = []
-        var unreadable: [(StoredBatch, FileSystemError)] = []
-        for batch in batches {
-            if let sealed = prefetched.removeValue(forKey: batch.id) {
-                loaded.append((batch, sealed))
-                continue
-            }
-            switch await outbox.load(batch.id) {
-            case .loaded(let sealed): loaded.append((batch, sealed))
-            case .gone: machine.batchGone(batch.id)
-            case .unreadable(let error): unreadable.append((batch, error))
-            }
+    /// A batch's events: the copy read ahead, or the outbox's `load` (with its effects: a
+    /// vanished file is counted and forgotten, an unreadable one noted for the pass's end).
+    private func load(
+        _ batch: StoredBatch, prefetched: inout [UUID: SealedBatch], unreadable: inout [(batch: StoredBatch, error: FileSystemError)]
+    ) async -> SealedBatch? {
+        if let sealed = prefetched.removeValue(forKey: batch.id) { return sealed }
+        switch await outbox.load(batch.id) {
+        case .loaded(let sealed): return sealed
+        case .gone: machine.batchGone(batch.id)
+        case .unreadable(let error): unreadable.append((batch, error))
         }
-        guard let builder = settings.builder else { return ([], unreadable) }
-        let settings = settings
-        let clock = clock
+        return nil
+    }
+
+    /// Reads the batches likely to go next into `prefetched`, on this thread, while requests are
+    /// in flight, so they leave without waiting for the outbox's thread and the disk: the
+    /// reading is off the critical path (issue 15). A batch file never changes once sealed, so a
+    /// copy read early is the batch; one the queue has dropped since is never asked for, and is
+    /// forgotten with the pass. Only batches that loaded are kept: a read that failed is made
+    /// again, with its effects, when the batch's turn comes.
+    private func readAhead(_ batches: [StoredBatch], into prefetched: inout [UUID: SealedBatch]) async {
+        for batch in batches where prefetched[batch.id] == nil {
+            if let sealed = await readEarly(batch.id) { prefetched[batch.id] = sealed }
+        }
+    }
+
+    /// One try of one batch under the uploader's own deadline (a 415 to a gzip body: once more,
+    /// uncompressed). Runs in a child task, off the actor.
+    private static func attempt(
+        _ sealed: SealedBatch, builder: UploadRequestBuilder, settings: UploaderSettings, clock: C, wallClock: any WallClock
+    ) async -> Attempted {
         let sentAt = wallClock.nowMilliseconds
         let sentInstant = clock.now
-        return await withTaskGroup(of: (Int, Attempted).self) { group in
-            for (index, (_, sealed)) in loaded.enumerated() {
-                group.addTask {
-                    var gzip = settings.compresses
-                    while true {
-                        let request = builder.request(batchID: sealed.id, payloads: sealed.payloads, sentAt: sentAt, gzip: gzip, timeout: settings.requestTimeout)
-                        let outcome = await Self.sendWithDeadline(request, transport: settings.transport, clock: clock, timeout: settings.requestTimeout)
-                        let attempt = AnswerPolicy.Attempt(wasGzipped: request.isGzipped, eventCount: sealed.payloads.count, bodyBytes: sealed.bodyBytes)
-                        // 415 to a gzip body: the same batch once more, uncompressed.
-                        if case .answered(let response) = outcome, response.status == 415, attempt.wasGzipped, gzip {
-                            gzip = false
-                            continue
-                        }
-                        return (index, Attempted(outcome: outcome, attempt: attempt, sentAt: sentInstant))
-                    }
-                }
+        var gzip = settings.compresses
+        while true {
+            let request = builder.request(batchID: sealed.id, payloads: sealed.payloads, sentAt: sentAt, gzip: gzip, timeout: settings.requestTimeout)
+            let outcome = await sendWithDeadline(request, transport: settings.transport, clock: clock, timeout: settings.requestTimeout)
+            let attempt = AnswerPolicy.Attempt(wasGzipped: request.isGzipped, eventCount: sealed.payloads.count, bodyBytes: sealed.bodyBytes)
+            if case .answered(let response) = outcome, response.status == 415, attempt.wasGzipped, gzip {
+                gzip = false
+                continue
             }
-            for batch in readAhead where prefetched[batch.id] == nil {
-                if let sealed = await readEarly(batch.id) { prefetched[batch.id] = sealed }
-            }
-            var results: [(StoredBatch, Attempted)] = []
-            for await (index, attempted) in group { results.append((loaded[index].0, attempted)) }
-            return (results.sorted { StoredBatch.isOlder($0.0, $1.0) }, unreadable)
+            return Attempted(outcome: outcome, attempt: attempt, sentAt: sentInstant)
         }
     }
 
@@ -211,7 +215,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     struct Attempted: Sendable {
         var outcome: AnswerPolicy.Outcome
         var attempt: AnswerPolicy.Attempt
-        /// When the round's requests left, on the client's clock.
+        /// When the request left, on the client's clock.
         var sentAt: C.Instant
     }
 

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Uploader: the next round is read while this one is in flight", .stuckTestLimit)
+@Suite("Uploader: requests kept in flight, the next batches read meanwhile", .stuckTestLimit)
 struct UploaderReadAheadTests {
     @Test("with the first round's answers held, the next round's batch files are read on the uploader's thread, not the outbox's; released, every event arrives once")
     func readsTheNextRoundDuringTheFlight() async throws {
@@ -37,6 +37,28 @@ struct UploaderReadAheadTests {
             #expect(delivery.deliveredSeqs == Array(0..<200))
             let reads = files.flushes.filter { $0.kind == .read && $0.path.hasSuffix(".batch") }
             #expect(Set(batches.dropFirst(2)).allSatisfy { name in reads.filter { $0.path.hasSuffix(name) }.count == 1 }, "each read once: the read-ahead copy was the one sent")
+        }
+    }
+
+    @Test("a sliding window: with one answer held, the other place in flight keeps sending; the held batch is still delivered once")
+    func slidingWindow() async throws {
+        let gate = WriterGate(isOpen: false)
+        var faults = FaultInjection()
+        faults.writerGate = gate
+        try await withDelivery(faults: faults, adjust: { $0.maxConcurrentRequests = 2 }) { delivery in
+            // The first request's answer is held; the rest are answered at once.
+            delivery.ingest.script([.heldUntilReleased])
+            delivery.track(0..<200)
+            gate.open()
+            let flushing = Task { await delivery.client.flush() }
+            // In rounds, the third request waited for the held first one; in a window, the
+            // second place goes on: batches 2, 3 and 4 reach the ingest while 1 waits.
+            #expect(await delivery.ingest.waitForRequests(count: 4), "four requests while the first answer is held")
+            #expect(delivery.ingest.receivedEvents.count == 200, "all four batches reached the ingest (the held one is counted, its answer waits)")
+            delivery.ingest.releaseHeldAnswers()
+            _ = try await withTimeLimit(waitingFor: "the flush to end once the held answer is released") { await flushing.value }
+            #expect(delivery.deliveredSeqs == Array(0..<200))
+            #expect(delivery.client.counters.delivered == 200 && delivery.client.counters.isBalanced)
         }
     }
 }
