@@ -112,28 +112,10 @@ struct OutboxSealingTests {
         defer { directory.remove() }
         let files = FaultInjectingFileSystem()
         files.syncGate.close()
-        let logger = SDKLogger(level: .debug, sink: RecordingLogSink())
-        let executor = ThreadExecutor(name: "test.journal")
-        let sealerExecutor = ThreadExecutor(name: "test.sealer")
-        defer { executor.stop(); sealerExecutor.stop() }
-        let input = HandOffQueue<[PipelineItem]>()
-        let channel = SealerChannel { input.wake() }
-        let sealer = SealerActor(fileSystem: files, crashPoint: nil, executor: sealerExecutor)
-        let sealing = Task { await sealer.run(channel) }
-        let journal = OutboxActor(
-            directory: directory.path, fileSystem: files, logger: logger, problemLog: ProblemLog(logger: logger),
-            counters: StageCounters(), intake: Intake(), clock: ManualClock(), faults: files.injection,
-            policy: SealPolicy(), sealer: channel, executor: executor
-        )
-        func chunk(_ range: Range<Int>) -> [PipelineItem] {
-            range.map { seq in
-                .event(Event(name: "e", id: UUID(), timestamp: 1_700_000_000_000, trackedAt: 1_700_000_000_000,
-                             properties: ["seq": .int(Int64(seq))], origin: .live))
-            }
-        }
-        let running = Task { await journal.run(input: input) }
+        let outbox = SealedOutbox(directory: directory, files: files)
+        let journal = outbox.journal
         // Three full batches, one chunk each; the first flush is held in fdatasync.
-        for range in [0..<50, 50..<100, 100..<150] { input.push(chunk(range)) }
+        for range in [0..<50, 50..<100, 100..<150] { outbox.input.push(SealedOutbox.chunk(range)) }
         let written = try await onOwnThread { journal.blockUntilWatermark(atLeast: 150, timeout: .after(.seconds(60))) }
         #expect(written, "all 150 events reached the journal files while the sealer was held")
         let held = try await onOwnThread { files.syncGate.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
@@ -145,19 +127,13 @@ struct OutboxSealingTests {
         // Released: the first flush ends; the other two journals were handed over meanwhile and
         // are synced as one group.
         files.syncGate.open()
-        let barrier = Barrier()
-        input.push([.barrier(barrier)])
-        try await withTimeLimit(waitingFor: "the journal to pass the barrier after the release") { await barrier.wait() }
+        try await outbox.barrier()
         #expect(await journal.sealedBatches.map(\.eventCount) == [50, 50, 50])
         let synced = files.flushes.filter { $0.kind == .syncData }.map { ($0.path as NSString).lastPathComponent }
         #expect(synced.count == 3 && Set(synced) == Set(journals), "each journal fdatasync'ed once: \(synced)")
         let flushKinds: [FaultInjectingFileSystem.Flush.Kind] = [.fsync, .startWriteback, .syncData, .driveCache]
         #expect(files.flushes.filter { flushKinds.contains($0.kind) }.allSatisfy { $0.path.hasPrefix(area) }, "only the area's own files and folder are flushed")
-        input.finish()
-        try await withTimeLimit(waitingFor: "the journal's run to end with its finished queue") { await running.value }
-        await journal.close()
-        channel.jobs.finish()
-        try await withTimeLimit(waitingFor: "the sealer's run to end with its finished queue") { await sealing.value }
+        try await outbox.finish()
         let batches = try sealedBatches(in: directory.path)
         #expect(batches.flatMap(\.events).map { $0.int("seq") } == (0..<150).map { $0 })
     }
@@ -168,27 +144,11 @@ struct OutboxSealingTests {
         defer { directory.remove() }
         let files = FaultInjectingFileSystem()
         files.syncGate.close()
-        let logger = SDKLogger(level: .debug, sink: RecordingLogSink())
-        let executor = ThreadExecutor(name: "test.journal")
-        let sealerExecutor = ThreadExecutor(name: "test.sealer")
-        defer { executor.stop(); sealerExecutor.stop() }
-        let input = HandOffQueue<[PipelineItem]>()
-        let channel = SealerChannel { input.wake() }
-        let sealer = SealerActor(fileSystem: files, crashPoint: nil, executor: sealerExecutor)
-        let sealing = Task { await sealer.run(channel) }
-        let journal = OutboxActor(
-            directory: directory.path, fileSystem: files, logger: logger, problemLog: ProblemLog(logger: logger),
-            counters: StageCounters(), intake: Intake(), clock: ManualClock(), faults: files.injection,
-            policy: SealPolicy(), caps: OutboxCaps(maxEvents: 100_000, maxBytes: 1 << 30, maxFiles: 10_000),
-            sealer: channel, executor: executor
-        )
+        let outbox = SealedOutbox(directory: directory, files: files, caps: OutboxCaps(maxEvents: 100_000, maxBytes: 1 << 30, maxFiles: 10_000))
+        let journal = outbox.journal
         // 200 events of about 60 KB: four to a batch (the 256 KiB body limit), 12 MB in all.
-        let padding = String(repeating: "p", count: 60_000)
-        let running = Task { await journal.run(input: input) }
-        for seq in 0..<200 {
-            input.push([.event(Event(name: "e", id: UUID(), timestamp: 1_700_000_000_000, trackedAt: 1_700_000_000_000,
-                                     properties: ["seq": .int(Int64(seq)), "pad": .string(padding)], origin: .live))])
-        }
+        let padding = PropertyValue.string(String(repeating: "p", count: 60_000))
+        for seq in 0..<200 { outbox.input.push(SealedOutbox.chunk(seq..<(seq + 1), extra: ["pad": padding])) }
         let held = try await onOwnThread { files.syncGate.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
         #expect(held, "the sealer is inside its first fdatasync")
         // The journal goes on until about 4 MiB (some 70 events) wait for their seals, then waits
@@ -198,17 +158,11 @@ struct OutboxSealingTests {
         let passed = try await onOwnThread { journal.blockUntilWatermark(atLeast: 121, timeout: .after(.seconds(1))) }
         #expect(reached && !passed, "written \(journal.watermark.eventsWritten) of 200 while the sealer was held")
         files.syncGate.open()
-        let barrier = Barrier()
-        input.push([.barrier(barrier)])
-        try await withTimeLimit(waitingFor: "the journal to pass the barrier after the release") { await barrier.wait() }
+        try await outbox.barrier()
         #expect(journal.watermark.eventsWritten == 200)
         await journal.sealOpenBatch()
         #expect(await journal.sealedBatches.reduce(0) { $0 + $1.eventCount } == 200)
-        input.finish()
-        try await withTimeLimit(waitingFor: "the journal's run to end with its finished queue") { await running.value }
-        await journal.close()
-        channel.jobs.finish()
-        try await withTimeLimit(waitingFor: "the sealer's run to end with its finished queue") { await sealing.value }
+        try await outbox.finish()
     }
 
     @Test("folders are 0700 and files 0600")
