@@ -8,7 +8,7 @@ import Foundation
 /// It never writes past its room: a piece that does not fit sets ``overflowed`` and is dropped,
 /// and the encoder then starts again with twice the room. With a true bound that never happens.
 struct JSONByteWriter {
-    private let base: UnsafeMutablePointer<UInt8>
+    private let room: UnsafeMutableBufferPointer<UInt8>
     private let capacity: Int
     /// Bytes written so far.
     private(set) var count = 0
@@ -16,8 +16,7 @@ struct JSONByteWriter {
     private(set) var overflowed = false
 
     init(_ room: UnsafeMutableBufferPointer<UInt8>) {
-        // An empty buffer may have no base address; room of 0 bytes takes nothing anyway.
-        base = room.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!
+        self.room = room
         capacity = room.count
     }
 
@@ -33,14 +32,15 @@ struct JSONByteWriter {
     @inline(__always)
     mutating func write(_ byte: UInt8) {
         guard fits(1) else { return }
-        base[count] = byte
+        room[count] = byte
         count += 1
     }
 
     @inline(__always)
     mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard fits(bytes.count), let source = bytes.baseAddress else { return }
-        (base + count).update(from: source, count: bytes.count)
+        // An empty piece (or room) may have no address: it has nothing to copy either.
+        guard fits(bytes.count), let source = bytes.baseAddress, let target = room.baseAddress else { return }
+        (target + count).update(from: source, count: bytes.count)
         count += bytes.count
     }
 
@@ -101,14 +101,14 @@ struct JSONByteWriter {
             scratch /= 10
         }
         if value < 0 {
-            base[count] = UInt8(ascii: "-")
+            room[count] = UInt8(ascii: "-")
             count += 1
         }
         var position = count + digits
         count = position
         while magnitude > 0 {
             position -= 1
-            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            room[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
             magnitude /= 10
         }
     }
@@ -131,12 +131,12 @@ struct JSONByteWriter {
         withUnsafeBytes(of: id.uuid) { bytes in
             for index in 0..<16 {
                 if index == 4 || index == 6 || index == 8 || index == 10 {
-                    base[count] = UInt8(ascii: "-")
+                    room[count] = UInt8(ascii: "-")
                     count += 1
                 }
                 let byte = bytes[index]
-                base[count] = hex[Int(byte >> 4)]
-                base[count + 1] = hex[Int(byte & 0x0F)]
+                room[count] = hex[Int(byte >> 4)]
+                room[count + 1] = hex[Int(byte & 0x0F)]
                 count += 2
             }
         }
