@@ -1,14 +1,18 @@
-/// The running stages of one configured client, wired together, and the two tasks that own them:
-/// one for the stage loops, one for the uploader's loop.
+/// The running stages of one configured client, wired together, and the three tasks that own
+/// them: one for the stage loops, one for the sealer's loop, one for the uploader's loop.
 ///
 /// ```
-/// track() ──▶ Intake ──wake-ups──▶ IdentityActor ──[PipelineItem]──▶ SessionsActor ──[PipelineItem]──▶ OutboxActor ──signals──▶ Uploader
-///             (lock)  AsyncStream<Void>             AsyncStream                       AsyncStream         (own thread)  AsyncStream  (own thread)
+/// track() ──▶ Intake ──wake-ups──▶ IdentityActor ──[PipelineItem]──▶ SessionsActor ──HandOffQueue──▶ OutboxActor ──BatchFeed──▶ Uploader
+///             (lock)  AsyncStream<Void>             AsyncStream                      (lock + wake-ups)  (own thread)  (lock + signals)  (own thread)
+///                                                                                                        │ ▲ jobs / outcomes
+///                                                                                                        ▼ │
+///                                                                                                    SealerActor (own thread)
 /// ```
 ///
-/// The chunk streams are unbounded on purpose: the intake admits at most 5,000 events that are
-/// not yet written, so nothing downstream can grow past that, and a bounded stream would have to
-/// drop (losing events) or block (which a stream cannot do).
+/// The chunk hand-overs are unbounded on purpose: the intake admits at most its backlog of events
+/// not yet written, so nothing downstream can grow past that, and a bounded one would have to
+/// drop (losing events) or block; what waits for the sealer is bounded by the outbox
+/// (`OutboxActor.maxBytesBeingSealed`).
 final class Pipeline: Sendable {
     let identity: IdentityActor
     let sessions: SessionsActor
