@@ -176,19 +176,16 @@ actor OutboxActor {
                 // The test gate holds the writer before it looks at the queue, so what waits
                 // behind a held chunk is seen when the gate opens.
                 if let gate { await gate.pass() }
-                let chunks = input.takeAll()
-                if chunks.isEmpty {
-                    applySealOutcomes()
-                    endOperation()
-                    break
-                }
                 // Every chunk that arrived during the last pass is written with one `write(2)`
                 // per batch (a chunk's own commit only where it holds a barrier or an opt-out).
+                // A wake-up with no chunk brings the sealer's outcomes.
+                let chunks = input.takeAll()
                 for chunk in chunks { handle(chunk) }
-                commit()
+                if !chunks.isEmpty { commit() }
                 applySealOutcomes()
                 discardCrashRecordsOnDisk()
                 endOperation()
+                if chunks.isEmpty { break }
                 // The written events are freed on the sealer's thread (see `SealerJob.discard`).
                 sealer?.handQuietly(.discard(chunks))
             }
