@@ -5,7 +5,7 @@ import SimpleDataLogs
 /// waits, at most `--timeout`, for the ingest to accept it and whatever earlier runs left.
 enum SendCommand {
     static let help = """
-        Usage: sdl send EVENT [--prop key=value]… [--endpoint URL] [--key KEY] [--storage DIR] [--timeout SECONDS]
+        Usage: sdl send EVENT [--prop key=value]… [--endpoint URL] [--key KEY] [--storage DIR] [--timeout SECONDS] [--verbose]
 
         Tracks one event from a shell script or a CI job through the SDK and waits for delivery.
         Events earlier runs left in the same storage folder are sent too.
@@ -19,6 +19,9 @@ enum SendCommand {
           --storage DIR      the outbox folder (default: SDL_STORAGE_DIR, else
                              $XDG_DATA_HOME or ~/.local/share, then /sdl/SimpleDataLogs)
           --timeout SECONDS  the longest to wait for delivery (default 10)
+          --verbose          print the SDK's own story of this send on standard error: what it
+                             recovered, each batch sealed, sent and answered (status, round
+                             trip), each backoff and why (the same as SDL_LOG_LEVEL=debug)
           --help             this text
 
         Exit status:
@@ -33,7 +36,7 @@ enum SendCommand {
     static func run(_ arguments: [String], console: any Console, environment: [String: String]) async -> Int32 {
         let options: SendOptions
         do {
-            let parsed = try ParsedArguments(arguments, valued: SendOptions.valued, flags: [], command: "sdl send")
+            let parsed = try ParsedArguments(arguments, valued: SendOptions.valued, flags: SendOptions.flags, command: "sdl send")
             if parsed.wantsHelp {
                 console.out(help)
                 return ExitCode.success
@@ -48,6 +51,9 @@ enum SendCommand {
     private static func send(_ options: SendOptions, console: any Console, environment: [String: String]) async -> Int32 {
         let clock = ContinuousClock()
         let deadline = clock.now + options.timeout
+        // --verbose is SDL_LOG_LEVEL=debug for this client, whatever the environment says.
+        var environment = environment
+        if options.verbose { environment["SDL_LOG_LEVEL"] = LogLevel.debug.name }
         let client = SimpleDataLogsClient(
             clock: clock, wallClock: SystemWallClock(), logSink: ConsoleLogSink(console: console),
             environment: environment

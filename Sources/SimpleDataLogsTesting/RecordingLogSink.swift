@@ -12,8 +12,16 @@ public final class RecordingLogSink: LogSink {
 
     private let recorded = Locked<[Line]>([])
 
+    /// Who filters the lines: the SDK by the configured level (the default, like standard
+    /// error), or nobody, like the unified log on Apple platforms (``LogFiltering/byPlatform``).
+    public let filtering: LogFiltering
+
     /// Creates an empty sink.
-    public init() {}
+    /// - Parameter filtering: Pass ``LogFiltering/byPlatform`` to receive what the unified log
+    ///   receives on Apple platforms: every line, at its own level.
+    public init(filtering: LogFiltering = .byConfiguredLevel) {
+        self.filtering = filtering
+    }
 
     /// Keeps the line.
     public func log(_ level: LogLevel, _ message: String) {

@@ -9,8 +9,11 @@ struct SendOptions: Sendable {
     var key: String
     var storage: URL?
     var timeout: Duration
+    /// `--verbose`: the SDK's debug lines on standard error.
+    var verbose: Bool
 
     static let valued: Set<String> = ["--prop", "--endpoint", "--key", "--storage", "--timeout"]
+    static let flags: Set<String> = ["--verbose"]
 
     init(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
         guard let event = parsed.positionals.first else {
@@ -27,6 +30,7 @@ struct SendOptions: Sendable {
             throw UsageError("the event name must be 1 to 200 UTF-8 bytes without control characters.", hint: "Type a name such as `build_finished`.")
         }
         self.event = event
+        verbose = parsed.flags.contains("--verbose")
         var properties: [String: PropertyValue] = [:]
         for argument in parsed.all("--prop") {
             let (key, value) = try PropertyArgument.parse(argument)

@@ -15,7 +15,7 @@ struct SendOutcome: Sendable {
         for await report in reports {
             switch report {
             case .willRetry(_, let after, let reason):
-                outcome.lastProblem = "\(reason); the SDK would try again in \(after)"
+                outcome.lastProblem = "\(reason); the SDK would try again in \(LogFormat.duration(after))"
             case .pausedForKey(let next):
                 outcome.lastProblem = "the ingest refused the key (401); the SDK would ask again in \(next)"
             case .setAside(_, let events, let reason):

@@ -160,6 +160,7 @@ public final class SimpleDataLogsClient: Sendable {
                 record("app_launched", properties: [:], at: nil, eventID: nil, deviceID: nil, origin: .autocaptured)
             }
             intake.markConfigured()
+            logger.info(Self.configuredLine(configuration, eventsURL: uploader.settings.builder?.eventsURL, directory: directory, limits: limits))
             ClientRegistry.register(self)
             #if canImport(UIKit) || canImport(AppKit)
             Task { @MainActor in AppleLifecycle.attach(self) }
@@ -168,6 +169,15 @@ public final class SimpleDataLogsClient: Sendable {
     }
 
     private enum ConfigureOutcome { case started, again, afterShutdown }
+
+    /// The milestone line of a started client: where events go (the key redacted), where they
+    /// wait, and how they are cut and sent.
+    private static func configuredLine(_ configuration: Configuration, eventsURL: URL?, directory: String?, limits: Limits) -> String {
+        let sending = eventsURL.map { "sending to \($0.absoluteString)" } ?? "not sending (see the error above)"
+        return "Configured: \(sending) with key \(IngestKey.redacted(configuration.ingestKey)); outbox in \(directory ?? "memory only"); "
+            + "batches of \(configuration.batchSize), \(configuration.maxConcurrentRequests) request(s) at once, "
+            + "up to \(limits.outboxEvents) events on disk."
+    }
 
     private func reportIgnoredConfigure(_ outcome: ConfigureOutcome) {
         switch outcome {

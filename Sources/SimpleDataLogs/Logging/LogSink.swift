@@ -18,11 +18,22 @@
 /// ```
 ///
 /// Contract: `log` is called from any thread, never while the SDK holds a lock, and must not
-/// call back into the SDK. It is only called for lines at or above the configured level.
+/// call back into the SDK. By default it is only called for lines at or above the configured
+/// level; a sink whose ``filtering`` is ``LogFiltering/byPlatform`` gets every line, at its own
+/// level, and leaves the choice to the platform's log.
 public protocol LogSink: Sendable {
     /// Receives one finished line.
     /// - Parameters:
     ///   - level: The line's level, never ``LogLevel/off``.
     ///   - message: One line of text, without a trailing newline.
     func log(_ level: LogLevel, _ message: String)
+
+    /// Who filters the lines by level; ``LogFiltering/byConfiguredLevel`` unless the sink says
+    /// otherwise.
+    var filtering: LogFiltering { get }
+}
+
+extension LogSink {
+    /// The SDK filters by the configured level: what standard error and most custom sinks want.
+    public var filtering: LogFiltering { .byConfiguredLevel }
 }

@@ -76,7 +76,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         // What the outbox posted is taken even when no pass starts, so the copy stays current.
         machine.apply(feed.take())
         guard machine.startsPass(after: wake, at: clock.now), let builder = settings.builder, intake.isEnabled else { return }
-        machine.beginPass()
+        await perform(machine.beginPass(), for: nil)
         var tried: Set<UUID> = []
         var unreadable: [(batch: StoredBatch, error: FileSystemError)] = []
         // Batches read while others were in flight (see `readAhead`).
@@ -84,6 +84,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         let settings = settings
         let clock = clock
         let wallClock = wallClock
+        let logger = logger
         await withTaskGroup(of: (StoredBatch, Attempted).self) { group in
             var inFlight = 0
             var passGoesOn = true
@@ -98,7 +99,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                     tried.insert(batch.id)
                     guard let sealed = await load(batch, prefetched: &prefetched, unreadable: &unreadable) else { continue }
                     group.addTask {
-                        (batch, await Self.attempt(sealed, builder: builder, settings: settings, clock: clock, wallClock: wallClock))
+                        (batch, await Self.attempt(sealed, builder: builder, settings: settings, clock: clock, wallClock: wallClock, logger: logger))
                     }
                     inFlight += 1
                 }
@@ -179,15 +180,20 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     }
 
     /// One try of one batch under the uploader's own deadline (a 415 to a gzip body: once more,
-    /// uncompressed). Runs in a child task, off the actor.
+    /// uncompressed). Runs in a child task, off the actor. Each request sent gets one debug line.
     private static func attempt(
-        _ sealed: SealedBatch, builder: UploadRequestBuilder, settings: UploaderSettings, clock: C, wallClock: any WallClock
+        _ sealed: SealedBatch, builder: UploadRequestBuilder, settings: UploaderSettings, clock: C, wallClock: any WallClock,
+        logger: SDKLogger
     ) async -> Attempted {
         let sentAt = wallClock.nowMilliseconds
         let sentInstant = clock.now
         var gzip = settings.compresses
         while true {
             let request = builder.request(batchID: sealed.id, payloads: sealed.payloads, sentAt: sentAt, gzip: gzip, timeout: settings.requestTimeout)
+            logger.debug(
+                "Sending batch \(EventEncoder.lowercaseString(sealed.id)): \(sealed.payloads.count) events, \(LogFormat.bytes(request.body.count))"
+                    + (request.isGzipped ? " gzipped (\(LogFormat.bytes(sealed.bodyBytes)) of JSON)." : " of JSON.")
+            )
             let outcome = await sendWithDeadline(request, transport: settings.transport, clock: clock, timeout: settings.requestTimeout)
             let attempt = AnswerPolicy.Attempt(wasGzipped: request.isGzipped, eventCount: sealed.payloads.count, bodyBytes: sealed.bodyBytes)
             if case .answered(let response) = outcome, response.status == 415, attempt.wasGzipped, gzip {

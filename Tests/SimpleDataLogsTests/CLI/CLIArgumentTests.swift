@@ -28,7 +28,7 @@ struct CLIArgumentTests {
         (["send", "e", "--key", "sdl_sec_x_000000", "--timeout", "soon"], "--timeout must be a number of seconds", "--timeout 10"),
         (["send", "e", "--key", "sdl_sec_x_000000", "--endpoint", "localhost:4001"], "--endpoint must be an http:// or https:// URL", "http://localhost:4001"),
         (["send", "e", "f=1", "--key", "sdl_sec_x_000000"], "one event at a time", "--prop f=1"),
-        (["send", "e", "--verbose"], "unknown option --verbose", "sdl send --help"),
+        (["send", "e", "--quiet"], "unknown option --quiet", "sdl send --help"),
         (["send", "e", "--key"], "--key needs a value", "sdl send --key VALUE"),
         (["ingest", "--port", "99999"], "--port must be a number from 0 to 65535", "--port 4001"),
         (["ingest", "--fail", "often"], "--fail takes STATUS:COUNT", "--fail 503:10"),

@@ -29,6 +29,42 @@ struct CLISendTests {
         #expect(!console.output.contains(Self.key) && !console.errors.contains(Self.key), "never the whole key")
     }
 
+    @Test("--verbose tells the SDK's story of the send on standard error: configured, sealed, sent, answered; the key only in part")
+    func verbose() async throws {
+        let ingest = try LocalIngest()
+        let folder = TemporaryDirectory("sdl-send")
+        defer { ingest.stop(); folder.remove() }
+        let (status, console) = await sdl(
+            "send", "build_finished", "--endpoint", ingest.endpoint.absoluteString, "--key", Self.key, "--storage", folder.path, "--verbose"
+        )
+        #expect(status == 0, "\(console.errors)")
+        let story = console.errors
+        for line in ["[SDK info] Configured: sending to \(ingest.endpoint.absoluteString)/v1/events", "[SDK debug] Sealed batch ",
+                     "[SDK debug] Sending batch ", ": 1 events, ", ": HTTP 202 after ", "[SDK info] Shut down: 1 events delivered"] {
+            #expect(story.contains(line), "missing \(line) in:\n\(story)")
+        }
+        #expect(!story.contains(Self.key) && story.contains(IngestKey.redacted(Self.key)))
+
+        let quiet = try LocalIngest()
+        defer { quiet.stop() }
+        let (plain, terse) = await sdl("send", "build_finished", "--endpoint", quiet.endpoint.absoluteString, "--key", Self.key, "--storage", folder.path)
+        #expect(plain == 0 && !terse.errors.contains("[SDK debug]"), "without --verbose, no debug lines")
+    }
+
+    @Test("--verbose answers why an event did not arrive: the failed try, and when and why the next one")
+    func verboseWhenDown() async throws {
+        let folder = TemporaryDirectory("sdl-send")
+        defer { folder.remove() }
+        let closed = try closedLoopbackPort()
+        let (status, console) = await sdl(
+            "send", "nightly_backup", "--endpoint", "http://127.0.0.1:\(closed)", "--key", Self.key, "--storage", folder.path,
+            "--timeout", "3", "--verbose"
+        )
+        #expect(status == 75)
+        #expect(console.errors.contains(": no answer ("), "\(console.errors)")
+        #expect(console.errors.contains("[SDK debug] Next try in "), "\(console.errors)")
+    }
+
     @Test("the key can come from SDL_INGEST_KEY")
     func keyFromEnvironment() async throws {
         let ingest = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.key))

@@ -53,6 +53,10 @@ extension OutboxActor {
             $0.setAside += setAsideEvents
         }
         if recovered > 0 { logger.info("Recovered \(recovered) events left by an earlier run; sending them now.") }
+        logger.debug(
+            "Outbox \(area.folder): \(queue.sealed.count) batch(es) waiting (\(recovered - setAsideEvents) events), "
+                + "\(found.journals.count) journal(s) replayed, \(queue.setAside.count) batch(es) set aside (\(setAsideEvents) events)."
+        )
         enforceCaps()
     }
 

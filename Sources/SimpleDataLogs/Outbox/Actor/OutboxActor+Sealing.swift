@@ -94,6 +94,12 @@ extension OutboxActor {
                 diskRecovered()
             }
         }
+        // One debug line per group the sealer made durable, never one per event.
+        if let first = done.first, let last = done.last {
+            let events = done.reduce(0) { $0 + $1.payloads.count }
+            let range = done.count == 1 ? "batch \(first.sequence)" : "batches \(first.sequence)–\(last.sequence)"
+            logger.debug("Sealed \(range) on disk: \(events) events in \(done.count) file(s), ready to send.")
+        }
         enforceCaps()
     }
 

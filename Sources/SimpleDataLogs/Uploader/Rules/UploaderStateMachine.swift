@@ -43,6 +43,14 @@ where Instant.Duration == Duration {
         case publish(DeliveryReport)
         /// Replace the running timer (if any) with one that wakes the loop with this generation.
         case startTimer(after: Duration, generation: Int)
+
+        /// Whether the action changes the outbox (it goes first: the words follow the effect).
+        var isOutboxCall: Bool {
+            switch self {
+            case .markDelivered, .split, .dropTooLarge, .setAside: true
+            case .log, .publish, .startTimer: false
+            }
+        }
     }
 
     /// The actions for one answer, and whether the pass may go on to further batches.
@@ -131,9 +139,11 @@ where Instant.Duration == Duration {
 
     // MARK: Passes
 
-    /// A pass begins.
-    mutating func beginPass() {
+    /// A pass begins; while a 401 pause holds, this pass is the key's probe, and says so at debug.
+    mutating func beginPass() -> [Action] {
         localFaultInPass = false
+        guard probe.isPaused else { return [] }
+        return [.log(.debug, "Probing the key: the oldest batch goes again after \(probe.consecutiveUnauthorized) 401 answer(s).")]
     }
 
     /// The next round of a pass: batches not yet tried in it, oldest first with demoted ones
@@ -176,7 +186,23 @@ where Instant.Duration == Duration {
     ///     counted one is not counted again).
     ///   - now: The clock's instant now.
     ///   - wallNow: The wall clock now (for an HTTP-date `Retry-After`).
+    ///
+    /// Every answer gets one debug line (what was heard, and the round trip), placed after the
+    /// outbox's action and before the others: the debug story of a batch is "sending", then
+    /// "heard", then any decision; the warnings stay once per episode.
     mutating func answered(
+        _ outcome: AnswerPolicy.Outcome, attempt: AnswerPolicy.Attempt, batch: StoredBatch,
+        sentAt: Instant, now: Instant, wallNow: Date
+    ) -> Step {
+        var step = decide(outcome, attempt: attempt, batch: batch, sentAt: sentAt, now: now, wallNow: wallNow)
+        let heard = Action.log(.debug, Self.heardLine(outcome, batch: batch, roundTrip: sentAt.duration(to: now)))
+        step.actions.insert(heard, at: step.actions.first?.isOutboxCall == true ? 1 : 0)
+        return step
+    }
+
+    /// The decision for one answer (``answered(_:attempt:batch:sentAt:now:wallNow:)`` adds the
+    /// debug line of what was heard).
+    private mutating func decide(
         _ outcome: AnswerPolicy.Outcome, attempt: AnswerPolicy.Attempt, batch: StoredBatch,
         sentAt: Instant, now: Instant, wallNow: Date
     ) -> Step {
@@ -187,6 +213,9 @@ where Instant.Duration == Duration {
             var actions: [Action] = [.markDelivered(batch.id, rejected: rejected.count)]
             if backoff.consecutiveFailures > 0 || failureEpisodeLogged {
                 actions.append(.log(.info, "The ingest answers again; delivered batch \(id) after \(backoff.consecutiveFailures) failed tries."))
+            }
+            if probe.isPaused {
+                actions.append(.log(.info, "The ingest accepts the key again; uploads resumed after \(probe.consecutiveUnauthorized) 401 answer(s)."))
             }
             failureEpisodeLogged = false
             backoff.recordSuccess()
@@ -205,6 +234,8 @@ where Instant.Duration == Duration {
             var actions: [Action] = []
             if decision.logsConfigurationError {
                 actions.append(.log(.error, "401 from the ingest: the key is unknown or not live yet. Pausing uploads; next probe in \(Int(wait.components.seconds)) s, then every 10 minutes. Events stay on disk. Check the key in configure."))
+            } else {
+                actions.append(.log(.debug, "Still paused for the key; next probe in \(LogFormat.duration(wait))."))
             }
             actions.append(startTimer(after: wait))
             actions.append(.publish(.pausedForKey(nextProbeAfter: wait)))
@@ -255,6 +286,9 @@ where Instant.Duration == Duration {
                 failureEpisodeLogged = true
                 actions.append(.log(.warning, "Could not deliver to the ingest (\(reason)); retrying with backoff. Events stay on disk."))
             }
+            let why = retryAfter.map { "the ingest's Retry-After of \(LogFormat.duration($0))" }
+                ?? "backoff after \(backoff.consecutiveFailures) failed tries in a row"
+            actions.append(.log(.debug, "Next try in \(LogFormat.duration(delay)) (\(why))."))
             actions.append(.publish(.willRetry(batchID: batch.id, after: delay, reason: reason)))
             return Step(actions: actions, passGoesOn: false)
         }
@@ -271,6 +305,17 @@ where Instant.Duration == Duration {
     }
 
     // MARK: Helpers
+
+    /// The debug line of one answer: the batch, what was heard, the round trip on the client's
+    /// clock, and the batch's size.
+    private static func heardLine(_ outcome: AnswerPolicy.Outcome, batch: StoredBatch, roundTrip: Duration) -> String {
+        let heard: String
+        switch outcome {
+        case .answered(let response): heard = "HTTP \(response.status)"
+        case .failed(let error): heard = "no answer (\(error.description))"
+        }
+        return "Batch \(EventEncoder.lowercaseString(batch.id)): \(heard) after \(LogFormat.duration(roundTrip)) (\(batch.eventCount) events)."
+    }
 
     /// Why a try failed, for the log and the report. Only 202 means accepted: a 2xx from
     /// something else (a relay, a proxy, a wrong endpoint) is not taken as delivery.
