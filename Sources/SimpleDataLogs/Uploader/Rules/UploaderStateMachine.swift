@@ -336,7 +336,10 @@ where Instant.Duration == Duration {
         localFaultInPass = true
         let delay = readBackoff.recordFailure(retryAfter: nil, using: &random)
         guard resumeAt == nil, !probe.isPaused else { return [] }
-        return [startTimer(after: delay)]
+        return [
+            startTimer(after: delay),
+            .log(.debug, "Next try of the batches kept back by the disk in \(LogFormat.duration(delay)) (\(readBackoff.consecutiveFailures) local fault(s) in a row)."),
+        ]
     }
 
     /// One timer at a time: a newer one makes the older one's firing stale.
