@@ -42,6 +42,15 @@ extension SimpleDataLogsClient {
         /// How much the client may hold on disk and in memory; ``Limits/standard`` by default,
         /// ``Limits/server`` in ``server(ingestKey:endpoint:storageDirectory:)``.
         public var limits: Limits
+        /// Steps that enrich, rewrite, scrub or drop each event before it is journaled, in the
+        /// order they run; none by default. See ``EventMiddleware``.
+        public var middleware: [EventMiddleware] = []
+        /// Whether events for which the app sets no device id carry an install id the SDK keeps:
+        /// a random UUID stored with the outbox (`install-id`, not in the user defaults), the same on
+        /// every launch until ``SimpleDataLogsClient/reset(deviceID:)`` replaces it. Off by
+        /// default; an id the app sets (``SimpleDataLogsClient/setDeviceID(_:)``, per event or
+        /// per task) always wins.
+        public var usesInstallID = false
 
         /// The edge every app sends to unless told otherwise.
         public static let defaultEndpoint = URL(string: "https://edge.simpledatalogs.com")!

@@ -3,8 +3,8 @@
 /// The counters obey a conservation law, which the SDK's own tests assert after every scenario:
 ///
 /// ```
-/// tracked + recovered == skippedBacklog + invalid + droppedBeforeConfigure + deletedByOptOut + evictedByCaps
-///          + rejectedByIngest + droppedTooLarge + setAside + lostFromDisk + delivered + pending
+/// tracked + recovered == skippedBacklog + invalid + droppedByMiddleware + droppedBeforeConfigure + deletedByOptOut
+///          + evictedByCaps + rejectedByIngest + droppedTooLarge + setAside + lostFromDisk + delivered + pending
 /// ```
 ///
 /// ``isBalanced`` checks it. Each side is counted by a different stage, so the law catches an
@@ -23,6 +23,11 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     /// Events dropped by validation (an empty or over-long name, a control character, a time
     /// more than 3,650 days back).
     public var invalid = 0
+    /// Events a step of the middleware dropped (``EventMiddleware/Verdict/drop``); never
+    /// journaled. ``droppedByStep`` tells them apart by step.
+    public var droppedByMiddleware = 0
+    /// ``droppedByMiddleware`` by the name of the step that dropped them.
+    public var droppedByStep: [String: Int] = [:]
     /// Events dropped because more were tracked before `configure` than the client holds (1,000
     /// by default; `SimpleDataLogsClient(eventsHeldBeforeConfigure:)`).
     public var droppedBeforeConfigure = 0
@@ -59,7 +64,7 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
 
     /// Everything that happened to the tracked events, added up.
     public var accountedFor: Int {
-        skippedBacklog + invalid + droppedBeforeConfigure + deletedByOptOut + evictedByCaps
+        skippedBacklog + invalid + droppedByMiddleware + droppedBeforeConfigure + deletedByOptOut + evictedByCaps
             + rejectedByIngest + droppedTooLarge + setAside + lostFromDisk + delivered + pending
     }
 
@@ -68,7 +73,8 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
 
     /// The counters on one line, for logs and test failures.
     public var description: String {
-        "tracked \(tracked) + recovered \(recovered) = skipped \(skippedBacklog) + invalid \(invalid) + beforeConfigure \(droppedBeforeConfigure)"
+        "tracked \(tracked) + recovered \(recovered) = skipped \(skippedBacklog) + invalid \(invalid)"
+            + (droppedByMiddleware > 0 ? " + middleware \(droppedByMiddleware)" : "") + " + beforeConfigure \(droppedBeforeConfigure)"
             + " + optOut \(deletedByOptOut) + caps \(evictedByCaps) + rejected \(rejectedByIngest)"
             + " + tooLarge \(droppedTooLarge) + setAside \(setAside) + lost \(lostFromDisk) + delivered \(delivered)"
             + " + pending \(pending) (memory \(pendingInMemory), disk \(pendingOnDisk))"

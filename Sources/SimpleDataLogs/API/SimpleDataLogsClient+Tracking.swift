@@ -73,6 +73,30 @@ extension SimpleDataLogsClient {
         try DeviceIDScope.$current.withValue(deviceID, operation: operation)
     }
 
+    /// Runs `operation` with `properties` on every event it tracks, for request handlers: a
+    /// request id or a tenant follows the task and its child tasks without being passed.
+    ///
+    /// An event's own properties win over the scope's, and the scope's over the default
+    /// properties. Scopes nest: an inner scope's properties win over an outer one's. The merge
+    /// happens on the SDK's stages thread, never in `track()`.
+    /// - Parameters:
+    ///   - properties: The properties for the events tracked inside.
+    ///   - isolation: The caller's actor, inherited so `operation` needs not be `Sendable`.
+    ///   - operation: The work.
+    /// - Returns: What `operation` returns.
+    public func withProperties<Result>(
+        _ properties: [String: PropertyValue],
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await PropertyScope.$current.withValue(PropertyScope.entering(properties), operation: operation, isolation: isolation)
+    }
+
+    /// The synchronous form of ``withProperties(_:isolation:operation:)``.
+    public func withProperties<Result>(_ properties: [String: PropertyValue], operation: () throws -> Result) rethrows -> Result {
+        try PropertyScope.$current.withValue(PropertyScope.entering(properties), operation: operation)
+    }
+
     /// The hot path: stamp, enqueue, return. The event is built by a non-escaping closure inside
     /// the intake's lock, so `track()` allocates nothing beyond the event itself.
     @discardableResult
@@ -82,10 +106,11 @@ extension SimpleDataLogsClient {
         let timestamp = date?.millisecondsSince1970 ?? now
         let origin: Event.Origin = date == nil ? requested : .backdated
         let cost = Event.memoryCost(name: name, properties: properties, deviceID: deviceID)
+        let scoped = PropertyScope.current
         let acceptance = intake.accept(cost: cost) { ids in
             Event(
                 name: name, id: eventID ?? ids.next(milliseconds: now), timestamp: timestamp, trackedAt: now,
-                properties: properties, origin: origin, deviceIDSource: source, memoryCost: cost
+                properties: properties, origin: origin, deviceIDSource: source, scopedProperties: scoped, memoryCost: cost
             )
         }
         report(acceptance)

@@ -16,6 +16,8 @@ public final class SimpleDataLogsClient: Sendable {
     let wallClock: any WallClock
     let tuning: ClientTuning
     let faults: FaultInjection
+    /// The offline switch, made with the client so that it can be set before `configure`.
+    let sending = SendingSwitch()
     private let logSink: any LogSink
     private let environment: [String: String]
     private let state: Locked<State>
@@ -135,6 +137,7 @@ public final class SimpleDataLogsClient: Sendable {
                     capture: configuration.autocapture, sessionMode: configuration.sessionMode,
                     activity: configuration.activity, crashReasonRedaction: configuration.crashReasonRedaction
                 ),
+                middleware: configuration.middleware, usesInstallID: configuration.usesInstallID,
                 tuning: tuning, faults: faults
             )
             return .started
@@ -210,7 +213,8 @@ public final class SimpleDataLogsClient: Sendable {
             compresses: configuration.compressesRequests,
             requestTimeout: configuration.requestTimeout,
             maxConcurrentRequests: max(1, configuration.maxConcurrentRequests),
-            backoffScale: tuning.backoffScale
+            backoffScale: tuning.backoffScale,
+            sending: sending
         )
         return (settings, refusal)
     }

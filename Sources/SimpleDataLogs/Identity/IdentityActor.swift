@@ -12,16 +12,28 @@ actor IdentityActor {
     private let intake: Intake
     private let counters: StageCounters
     private let problemLog: ProblemLog
+    private let middleware: MiddlewareChain
+    /// Where the install id is kept, when the app opted in.
+    private let installIDs: InstallIDStore?
+    private let logger: SDKLogger
 
-    init(intake: Intake, counters: StageCounters, problemLog: ProblemLog, executor: ThreadExecutor) {
+    init(
+        intake: Intake, counters: StageCounters, problemLog: ProblemLog, middleware: MiddlewareChain = MiddlewareChain(steps: []),
+        installIDs: InstallIDStore? = nil, logger: SDKLogger, executor: ThreadExecutor
+    ) {
         self.intake = intake
         self.counters = counters
         self.problemLog = problemLog
+        self.middleware = middleware
+        self.installIDs = installIDs
+        self.logger = logger
         self.executor = executor
     }
 
     /// Drains the intake at every wake-up until the intake shuts down, then finishes `output`.
+    /// The install id is read first, on this thread (the SDK's own), before any event needs it.
     func run(output: AsyncStream<[PipelineItem]>.Continuation) async {
+        state.installID = installIDs?.loadOrCreate(logger: logger)
         for await _ in intake.wakeUps {
             drainOnce(into: output)
         }
@@ -46,19 +58,45 @@ actor IdentityActor {
         output.reserveCapacity(items.count)
         var problems: [EventValidator.Problem] = []
         var invalid = 0
-        var invalidCost = 0
+        var droppedBySteps: [String: Int] = [:]
+        // What the events that end here held against the backlog's bound.
+        var releasedCost = 0
         for item in items {
             switch item {
             case .event(var event):
-                if EventValidator.validate(&event, problems: &problems) {
-                    state.apply(to: &event, problems: &problems)
-                    output.append(.event(event))
-                } else {
-                    invalid += 1
-                    invalidCost += event.memoryCost
+                if let scoped = event.scopedProperties {
+                    // Under the event's own, before validation checks them all.
+                    event.properties.merge(scoped) { own, _ in own }
+                    event.scopedProperties = nil
                 }
+                guard EventValidator.validate(&event, problems: &problems) else {
+                    invalid += 1
+                    releasedCost += event.memoryCost
+                    continue
+                }
+                state.apply(to: &event, problems: &problems)
+                if !middleware.isEmpty {
+                    if case .dropped(let step) = middleware.run(&event) {
+                        droppedBySteps[step, default: 0] += 1
+                        releasedCost += event.memoryCost
+                        continue
+                    }
+                    // What a step made is checked like what the app tracked.
+                    guard EventValidator.validate(&event, problems: &problems) else {
+                        invalid += 1
+                        releasedCost += event.memoryCost
+                        continue
+                    }
+                    if let id = event.deviceID, !IdentityState.isValidDeviceID(id) { event.deviceID = nil }
+                }
+                output.append(.event(event))
             case .setDeviceID(let id):
                 if state.setDeviceID(id) { problemLog.reportInvalidDeviceID() }
+            case .reset(let newDeviceID):
+                let previous = state.deviceID ?? state.installID
+                if state.reset(to: newDeviceID) { problemLog.reportInvalidDeviceID() }
+                if let installIDs { state.installID = installIDs.replace(logger: logger) }
+                output.append(.identityReset(previousDeviceID: previous, nextDeviceID: state.deviceID ?? state.installID))
             case .setDefaultProperties(let properties):
                 state.setDefaultProperties(properties, problems: &problems)
             case .setEnabled(let enabled):
@@ -71,9 +109,14 @@ actor IdentityActor {
                 output.append(.activity(activity, at: time))
             }
         }
-        if invalid > 0 {
-            counters.update { $0.invalid += invalid }
-            if let ended = intake.release(invalid, bytes: invalidCost) { problemLog.reportBacklogCleared(ended) }
+        let dropped = droppedBySteps.values.reduce(0, +)
+        if invalid + dropped > 0 {
+            counters.update { counters in
+                counters.invalid += invalid
+                counters.droppedByMiddleware += dropped
+                for (step, count) in droppedBySteps { counters.droppedByStep[step, default: 0] += count }
+            }
+            if let ended = intake.release(invalid + dropped, bytes: releasedCost) { problemLog.reportBacklogCleared(ended) }
         }
         problemLog.report(problems)
         return output

@@ -3,6 +3,15 @@
 struct IdentityState: Sendable {
     private(set) var deviceID: String?
     private(set) var defaultProperties: [String: PropertyValue] = [:]
+    /// The install id the SDK keeps (opt-in): the device id of events for which the app set none.
+    var installID: String?
+
+    /// `reset()`: forgets the default properties and the device id, or sets `newDeviceID`.
+    /// - Returns: Whether `newDeviceID` was refused (it is cleared then, as by `setDeviceID`).
+    mutating func reset(to newDeviceID: String?) -> Bool {
+        defaultProperties = [:]
+        return setDeviceID(newDeviceID)
+    }
 
     /// `setDeviceID`: an empty id, or one over 200 bytes, would be rejected at the edge, so it
     /// clears the id instead (events then carry no `device_id`).
@@ -28,7 +37,7 @@ struct IdentityState: Sendable {
     func apply(to event: inout Event, problems: inout [EventValidator.Problem]) {
         switch event.deviceIDSource {
         case .inherited:
-            event.deviceID = deviceID
+            event.deviceID = deviceID ?? installID
         case .explicit(let id):
             event.deviceID = Self.isValidDeviceID(id) ? id : nil
         }

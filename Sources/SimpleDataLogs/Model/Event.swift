@@ -36,6 +36,9 @@ package struct Event: Sendable, Equatable {
     var properties: [String: PropertyValue]
     var origin: Origin
     var deviceIDSource: DeviceIDSource = .inherited
+    /// The properties of the `withProperties` scope `track()` was called in, merged under the
+    /// event's own by the identity stage (so `track()` pays one task-local read, not a merge).
+    var scopedProperties: [String: PropertyValue]? = nil
     var deviceID: String? = nil
     var sessionID: String? = nil
     var appState: AppState? = nil

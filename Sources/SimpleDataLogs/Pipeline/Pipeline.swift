@@ -41,8 +41,8 @@ final class Pipeline: Sendable {
     init(
         intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
         clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy, caps: OutboxCaps = OutboxCaps(),
-        uploader settings: UploaderSettings, autocapture: AutocaptureSettings,
-        tuning: ClientTuning, faults: FaultInjection
+        uploader settings: UploaderSettings, autocapture: AutocaptureSettings, middleware: [EventMiddleware] = [],
+        usesInstallID: Bool = false, tuning: ClientTuning, faults: FaultInjection
     ) {
         self.intake = intake
         self.clock = clock
@@ -54,7 +54,11 @@ final class Pipeline: Sendable {
         sealerExecutor = ThreadExecutor(name: "sdl.sealer")
         let reports = DeliveryReportHub()
         self.reports = reports
-        let identity = IdentityActor(intake: intake, counters: counters, problemLog: problemLog, executor: stagesExecutor)
+        let identity = IdentityActor(
+            intake: intake, counters: counters, problemLog: problemLog, middleware: MiddlewareChain(steps: middleware),
+            installIDs: usesInstallID ? InstallIDStore(folder: directory, fileSystem: faults.fileSystem) : nil, logger: logger,
+            executor: stagesExecutor
+        )
         let sessions = SessionsActor(
             sessionMode: autocapture.capture.contains(.sessions) ? autocapture.sessionMode : nil,
             tracksActivity: autocapture.activity == .on, intake: intake, executor: stagesExecutor
@@ -124,6 +128,11 @@ final class Pipeline: Sendable {
             reports: reports, intake: intake, signals: signals, feed: feed, executor: executor
         )
         return { input in await uploader.run(input) }
+    }
+
+    /// Wakes the uploader for a pass over the queue (back online).
+    func wakeUploader() {
+        uploaderSignals?.yield(.batchesAvailable)
     }
 
     /// Seals the open batch and has the uploader try every queued batch once; returns when that

@@ -15,6 +15,10 @@ enum PipelineItem: Sendable {
     /// The `app_crashed` event just before this item came from this crash record: the journal
     /// deletes the record once that event is on disk.
     case crashRecordHandedOver(CrashRecordFile)
+    /// `reset()`: the sessions stage ends the session of the identity before it (`previousDeviceID`),
+    /// so no session outlives a logout, and an activation after it is for the next identity
+    /// (`nextDeviceID`: the new device id or install id, if any). Consumed there.
+    case identityReset(previousDeviceID: String?, nextDeviceID: String?)
 }
 
 /// What the app asked for, in the order it asked: the ordered intake that `track()` and the
@@ -28,4 +32,6 @@ enum IntakeItem: Sendable {
     case activity(ActivityEvent, at: Int64)
     /// See ``PipelineItem/crashRecordHandedOver(_:)``.
     case crashRecordHandedOver(CrashRecordFile)
+    /// `reset(deviceID:)`: a logout; the new device id, if any.
+    case reset(String?)
 }

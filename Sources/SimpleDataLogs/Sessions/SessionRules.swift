@@ -106,6 +106,15 @@ struct SessionRules: Sendable {
         return emitted
     }
 
+    /// `reset()`: ends the open session of the identity that logged out, now (its `session_end`
+    /// stamped at its last activity), and forgets it as the latest device, so an activation after
+    /// the logout starts a session for whoever the app names next, never for the old identity.
+    mutating func endSession(ofDevice deviceID: String?, becoming next: String?) -> [Event] {
+        latestDevice = .some(next)
+        guard let session = sessions.removeValue(forKey: deviceID ?? "") else { return [] }
+        return [endEvent(for: session)]
+    }
+
     /// Whether an event is activity: it may start a session and keeps one alive.
     static func isActivity(_ event: Event) -> Bool {
         switch event.origin {

@@ -33,7 +33,12 @@ actor SessionsActor {
     /// Applies the session and activity rules to one chunk.
     func process(_ chunk: [PipelineItem]) -> [PipelineItem] {
         guard sessions != nil || activity != nil else {
-            return chunk.filter { if case .activity = $0 { return false } else { return true } }
+            return chunk.filter {
+                switch $0 {
+                case .activity, .identityReset: false
+                case .event, .optOut, .barrier, .sessionCheckpoint, .crashRecordHandedOver: true
+                }
+            }
         }
         var output: [PipelineItem] = []
         output.reserveCapacity(chunk.count + 2)
@@ -65,6 +70,11 @@ actor SessionsActor {
                     sessions?.appWentAway(at: time)
                 case .userInput:
                     break
+                }
+            case .identityReset(let previous, let next):
+                if let emitted = sessions?.endSession(ofDevice: previous, becoming: next) {
+                    generated += emitted.count
+                    output += emitted.map(PipelineItem.event)
                 }
             case .optOut, .barrier, .sessionCheckpoint, .crashRecordHandedOver:
                 output.append(item)

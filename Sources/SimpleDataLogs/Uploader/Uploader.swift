@@ -75,6 +75,9 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     private func sendPass(after wake: UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>.Wake) async {
         // What the outbox posted is taken even when no pass starts, so the copy stays current.
         machine.apply(feed.take())
+        // Offline: no pass, and the wake-up changes nothing (a timer that fired meanwhile has
+        // passed its time, so the pass that going online starts honours it anyway).
+        guard !settings.sending.isOffline else { return }
         guard machine.startsPass(after: wake, at: clock.now), let builder = settings.builder, intake.isEnabled else { return }
         await perform(machine.beginPass(), for: nil)
         var tried: Set<UUID> = []
@@ -92,7 +95,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 // Fill every free place, oldest first. Every batch taken counts as tried, sent or
                 // not: one that cannot be loaded must not be taken again in this pass (it was,
                 // and the pass spun a core forever).
-                while passGoesOn, inFlight < settings.maxConcurrentRequests, !Task.isCancelled, intake.isEnabled {
+                while passGoesOn, inFlight < settings.maxConcurrentRequests, !Task.isCancelled, intake.isEnabled, !settings.sending.isOffline {
                     // Batches sealed (or evicted) meanwhile count at once.
                     machine.apply(feed.take())
                     guard let batch = machine.nextRound(tried: tried).first else { break }

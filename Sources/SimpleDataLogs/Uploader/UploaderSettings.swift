@@ -11,4 +11,6 @@ struct UploaderSettings: Sendable {
     var maxConcurrentRequests: Int
     /// Multiplies every backoff delay; 1 in production, smaller in `sdl demo` (which says so).
     var backoffScale: Double
+    /// The client's offline switch: no request starts while it is on.
+    var sending = SendingSwitch()
 }

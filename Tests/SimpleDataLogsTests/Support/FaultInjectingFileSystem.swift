@@ -11,6 +11,7 @@ final class FaultInjectingFileSystem: FileSystem {
         var renameError: Int32?
         var shortWrites = false
         var readFailures: [(fragment: String, code: Int32)] = []
+        var renameFailures: [(fragment: String, code: Int32)] = []
         var directoryFailures: [(fragment: String, code: Int32)] = []
         var writeAttempts = 0
         var flushes: [Flush] = []
@@ -50,6 +51,7 @@ final class FaultInjectingFileSystem: FileSystem {
     func failRenames(with code: Int32?) { faults.withLock { $0.renameError = code } }
     func makeWritesShort(_ short: Bool) { faults.withLock { $0.shortWrites = short } }
     func failReads(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.readFailures.append((fragment, code)) } }
+    func failRenames(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.renameFailures.append((fragment, code)) } }
     func failCreatingDirectories(containing fragment: String, with code: Int32) { faults.withLock { $0.directoryFailures.append((fragment, code)) } }
     func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, flushes: $0.flushes, waiters: $0.waiters) } }
     var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
@@ -117,7 +119,9 @@ final class FaultInjectingFileSystem: FileSystem {
     func close(_ descriptor: Int32) { real.close(descriptor) }
 
     func rename(_ from: String, to: String) throws(FileSystemError) {
-        let (code, met) = faults.withLock { faults in (faults.renameError, faults.record(Flush(kind: .rename, path: from, destination: to))) }
+        let (code, met) = faults.withLock { faults in
+            (faults.renameError ?? faults.renameFailures.first { from.contains($0.fragment) }?.code, faults.record(Flush(kind: .rename, path: from, destination: to)))
+        }
         met.forEach { $0.signal() }
         if let code { throw FileSystemError(code: code, operation: "rename", path: from) }
         try real.rename(from, to: to)

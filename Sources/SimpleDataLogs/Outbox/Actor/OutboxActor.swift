@@ -237,7 +237,7 @@ actor OutboxActor {
                 keep(sessions)
             case .crashRecordHandedOver(let record):
                 takeOver(record)
-            case .activity:
+            case .activity, .identityReset:
                 break // consumed by the sessions stage
             }
         }

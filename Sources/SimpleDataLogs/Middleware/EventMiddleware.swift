@@ -1,0 +1,76 @@
+/// One step of the event middleware: a function that may enrich, rewrite, scrub or drop each
+/// event before it is journaled.
+///
+/// Steps are given to ``SimpleDataLogsClient/Configuration/middleware`` in the order they run.
+/// They run on the SDK's stages thread, in intake order, never inside `track()`: a slow step
+/// slows how fast events reach the disk, never the caller (the backlog bound still applies).
+/// A step must not call back into the SDK (`track` from a step would feed the chain forever).
+///
+/// ```swift
+/// let middleware: [EventMiddleware] = [
+///     .enrich("build") { _ in ["build": "2026.12.1"] },
+///     .scrub("no emails", keys: ["email", "phone"]),
+///     .drop("no debug events") { $0.name.hasPrefix("debug_") },
+/// ]
+/// ```
+///
+/// A dropped event is counted in ``DeliveryCounters/droppedByMiddleware`` and, per step, in
+/// ``DeliveryCounters/droppedByStep``; it is never journaled or sent.
+public struct EventMiddleware: Sendable {
+    /// What a step decides for an event.
+    public enum Verdict: Sendable, Hashable {
+        /// The event goes on, with whatever the step changed, to the next step.
+        case keep
+        /// The event ends here: counted, never journaled.
+        case drop
+    }
+
+    /// The step's name: in the per-step counters and the log.
+    public let name: String
+    let body: @Sendable (inout OutgoingEvent) -> Verdict
+
+    /// Creates a step.
+    /// - Parameters:
+    ///   - name: The step's name, for the counters.
+    ///   - body: Changes the event in place, and keeps or drops it.
+    public init(_ name: String, _ body: @escaping @Sendable (inout OutgoingEvent) -> Verdict) {
+        self.name = name
+        self.body = body
+    }
+
+    /// A step that adds properties to every event; the event's own properties win on a clash.
+    /// - Parameters:
+    ///   - name: The step's name.
+    ///   - properties: The properties to add, computed for each event.
+    /// - Returns: The step.
+    public static func enrich(
+        _ name: String, _ properties: @escaping @Sendable (OutgoingEvent) -> [String: PropertyValue]
+    ) -> EventMiddleware {
+        EventMiddleware(name) { event in
+            event.properties.merge(properties(event)) { own, _ in own }
+            return .keep
+        }
+    }
+
+    /// A step that removes properties by key from every event (personal data that must not
+    /// leave the device, for example).
+    /// - Parameters:
+    ///   - name: The step's name.
+    ///   - keys: The keys to remove.
+    /// - Returns: The step.
+    public static func scrub(_ name: String, keys: Set<String>) -> EventMiddleware {
+        EventMiddleware(name) { event in
+            for key in keys { event.properties[key] = nil }
+            return .keep
+        }
+    }
+
+    /// A step that drops the events a predicate picks.
+    /// - Parameters:
+    ///   - name: The step's name, for its drop counter.
+    ///   - predicate: True for an event to drop.
+    /// - Returns: The step.
+    public static func drop(_ name: String, where predicate: @escaping @Sendable (OutgoingEvent) -> Bool) -> EventMiddleware {
+        EventMiddleware(name) { event in predicate(event) ? .drop : .keep }
+    }
+}
