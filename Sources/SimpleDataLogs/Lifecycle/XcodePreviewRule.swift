@@ -1,11 +1,11 @@
 /// What `configure` does inside an Xcode preview: nothing leaves the process and nothing is
 /// written. Decided here from the environment alone, so Linux compiles and tests the rule.
 ///
-/// Xcode runs a preview in a process of the app's own (the same bundle id, the same container),
-/// with `XCODE_RUNNING_FOR_PREVIEWS=1`, and starts it again on every edit. A client configured
-/// there as usual would send the preview's made-up events to the project's real ingest, under the
-/// app's real key, and would journal them into the app's real outbox folder, where the next run
-/// of the app would find and send them. So in a preview:
+/// Xcode runs a preview's code (the app's, with its real key) in a process of its own with
+/// `XCODE_RUNNING_FOR_PREVIEWS=1`, and starts it again on every edit. A client configured there
+/// as usual would send the preview's made-up events to the project's real ingest, and would
+/// journal them into an outbox folder on every restart, where a run of the app sharing that
+/// folder would find and send them. So in a preview:
 /// - the outbox is memory only, whatever `storageDirectory` or `SDL_STORAGE_DIR` says (no
 ///   folder is made, nothing is read or adopted, no crash handler is installed);
 /// - the uploader does not start, so no transport is ever called, the app's own included;
