@@ -119,8 +119,10 @@ public final class SimpleDataLogsClient: Sendable {
             return
         }
         let level = environment["SDL_LOG_LEVEL"].flatMap(LogLevel.init(name:)) ?? configuration.logLevel
-        let logger = SDKLogger(level: level, sink: logSink)
-        let directory = StorageLocation.resolve(
+        // In an Xcode preview: one line, no folder, no uploader (XcodePreviewRule).
+        let inPreview = XcodePreviewRule.applies(to: environment)
+        let logger = SDKLogger(level: inPreview ? .off : level, sink: logSink)
+        let directory = inPreview ? nil : StorageLocation.resolve(
             configured: configuration.storageDirectory?.path, appID: configuration.appID, environment: environment
         )
         let uploader = uploaderSettings(for: configuration)
@@ -138,7 +140,7 @@ public final class SimpleDataLogsClient: Sendable {
                     activity: configuration.activity, crashReasonRedaction: configuration.crashReasonRedaction
                 ),
                 middleware: configuration.middleware, usesInstallID: configuration.usesInstallID,
-                tuning: tuning, faults: faults
+                tuning: inPreview ? XcodePreviewRule.tuning(from: tuning) : tuning, faults: faults
             )
             return .started
         }
@@ -164,6 +166,7 @@ public final class SimpleDataLogsClient: Sendable {
             }
             intake.markConfigured()
             logger.info(Self.configuredLine(configuration, eventsURL: uploader.settings.builder?.eventsURL, directory: directory, limits: limits))
+            if inPreview { SDKLogger(level: level, sink: logSink).info(XcodePreviewRule.line(ingestKey: configuration.ingestKey)) }
             ClientRegistry.register(self)
             #if canImport(UIKit) || canImport(AppKit)
             Task { @MainActor in AppleLifecycle.attach(self) }

@@ -27,3 +27,59 @@ struct Checkout {
     #expect(ingest.receivedEvents.map(\.name) == ["order_placed"])
     await analytics.shutdown()
 }
+
+// The article's later samples: RecordingTransport in a unit test, a view model and a server
+// handler that take `any AnalyticsTracking`, and their tests with RecordingTracker. The article
+// shows the tests at the top level; here they sit in a suite with the suite's time limit.
+
+@MainActor
+final class CheckoutModel {
+    private let analytics: any AnalyticsTracking
+
+    init(analytics: any AnalyticsTracking = SimpleDataLogs.shared) {
+        self.analytics = analytics
+    }
+
+    func placeOrder(totalCents: Int64) {
+        analytics.track("order_placed", properties: ["total_cents": .int(totalCents)])
+    }
+}
+
+struct SignupHandler {
+    let analytics: any AnalyticsTracking
+
+    func handle(userID: String, plan: String) async throws {
+        // … create the account …
+        analytics.track("signup_completed", properties: ["plan": .string(plan)], deviceID: userID)
+    }
+}
+
+@Suite("TestingYourAnalytics.md: the testing kit's samples", .stuckTestLimit)
+struct TestingKitSamples {
+    @Test func checkoutSendsTheOrderWithoutASocket() async throws {
+        let transport = RecordingTransport()
+        let analytics = SimpleDataLogsClient(clock: ManualClock(), wallClock: SettableWallClock())
+        analytics.configure(SimpleDataLogsClient.Configuration(
+            ingestKey: "sdl_pub_test",
+            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString),
+            transport: transport
+        ))
+        try await Checkout(analytics: analytics).placeOrder(total: 1299)
+        await analytics.flush()
+        #expect(transport.receivedEvents.map(\.name) == ["order_placed"])
+        #expect(transport.requests.first?.header("Content-Encoding") == "gzip")
+        await analytics.shutdown()
+    }
+
+    @Test @MainActor func placingAnOrderTracksIt() {
+        let tracker = RecordingTracker()
+        CheckoutModel(analytics: tracker).placeOrder(totalCents: 1299)
+        #expect(tracker.events == [.init("order_placed", properties: ["total_cents": .int(1299)])])
+    }
+
+    @Test func signupTracksThePlanForTheUser() async throws {
+        let tracker = RecordingTracker()
+        try await SignupHandler(analytics: tracker).handle(userID: "user-42", plan: "pro")
+        #expect(tracker.calls == [.track(.init("signup_completed", properties: ["plan": "pro"], deviceID: "user-42"))])
+    }
+}
