@@ -118,6 +118,7 @@ struct MiddlewareTests {
         }
     }
 
+    /// The step is the DocC article's sample (`EventsInDepthSnippets.swift`).
     @Test("the documented sampling step keeps a steady share of one event name, decided by event id, and leaves the others alone")
     func sampling() async throws {
         try await withTestClient(adjust: { $0.middleware = [.sample("scroll", keeping: 0.25)] }) { test in
@@ -128,21 +129,6 @@ struct MiddlewareTests {
             #expect((800...1_200).contains(kept), "kept \(kept) of 4,000 at 25 %")
             #expect(journaled.filter { $0.name == "purchase" }.count == 100)
             #expect(test.client.counters.droppedByStep["sample scroll"] == 4_000 - kept)
-        }
-    }
-}
-
-extension EventMiddleware {
-    /// The sampling recipe of the DocC article (Recipes, "Sampling one noisy event"): keeps
-    /// `fraction` of the events named `name`, chosen by event id, so a resent event (same id)
-    /// gets the same answer.
-    static func sample(_ name: String, keeping fraction: Double) -> EventMiddleware {
-        .drop("sample \(name)") { event in
-            guard event.name == name else { return false }
-            // An event id's last 62 bits are random (a version-7 UUID): a uniform number in 0..<1.
-            let bytes = withUnsafeBytes(of: event.eventID.uuid) { Array($0.suffix(8)) }
-            let random = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } & (1 << 62 - 1)
-            return Double(random) / Double(1 << 62 as UInt64) >= fraction
         }
     }
 }
