@@ -53,10 +53,13 @@ enum BenchEvent {
 
     /// A configured client: uploads off unless `endpoint` is given.
     static func makeClient(
-        folder: URL, endpoint: URL? = nil, batchSize: Int = 50, inFlight: Int = 1, gzip: Bool = true
+        folder: URL, endpoint: URL? = nil, batchSize: Int = 50, inFlight: Int = 1, gzip: Bool = true,
+        middleware: [EventMiddleware] = []
     ) -> SimpleDataLogsClient {
         let client = newClient(uploads: endpoint != nil)
-        client.configure(configuration(folder: folder, endpoint: endpoint, batchSize: batchSize, inFlight: inFlight, gzip: gzip))
+        var configuration = configuration(folder: folder, endpoint: endpoint, batchSize: batchSize, inFlight: inFlight, gzip: gzip)
+        configuration.middleware = middleware
+        client.configure(configuration)
         return client
     }
 
