@@ -14,16 +14,20 @@ struct InstallIDStore: Sendable {
 
     var path: String? { folder.map { $0 + "/install-id" } }
 
+    /// Whether the folder may hold the id: not another user's, not writable by everyone.
+    private var isTrusted: Bool { folder.map { OutboxActor.distrust(of: $0) == nil } ?? false }
+
     /// The stored id, or a new one stored now.
     func loadOrCreate(logger: SDKLogger) -> String {
-        if let path, let bytes = try? fileSystem.read(path), let id = Self.parse(bytes) { return id }
+        if isTrusted, let path, let bytes = try? fileSystem.read(path), let id = Self.parse(bytes) { return id }
         return replace(logger: logger)
     }
 
     /// A new id, stored in place of the old one (``SimpleDataLogsClient/reset(deviceID:)``).
     func replace(logger: SDKLogger) -> String {
         let id = EventEncoder.lowercaseString(UUID())
-        guard let folder, let path else { return id }
+        // A folder the outbox refuses (another user's) is refused here too, with the outbox's line.
+        guard let folder, let path, isTrusted else { return id }
         do {
             try fileSystem.createDirectory(folder, mode: 0o700)
             let temporary = path + ".tmp"
