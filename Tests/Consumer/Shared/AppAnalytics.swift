@@ -174,3 +174,40 @@ func exportJob(rows: Int) async -> Int {
 /// The SDK's version, for an about screen.
 @MainActor
 let analyticsVersion = SimpleDataLogsVersion.current
+
+/// The features of issue 16, called from main-actor code: middleware built in a main-actor
+/// function, a logout, the offline switch, a timed operation, per-request properties, and code
+/// written against the `AnalyticsTracking` protocol.
+@MainActor
+func configureWithMiddleware(isExpensiveNetwork: Bool) async throws {
+    var configuration = SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_consumer")
+    configuration.usesInstallID = true
+    configuration.middleware = [
+        .enrich("build") { _ in ["build": "1.0"] },
+        .scrub("no personal data", keys: ["email"]),
+        .drop("no debug events") { $0.name.hasPrefix("debug_") },
+        EventMiddleware("rename") { event in
+            if event.name == "legacy" { event.name = "modern" }
+            return .keep
+        },
+    ]
+    SimpleDataLogs.configure(configuration)
+    SimpleDataLogs.setOffline(isExpensiveNetwork)
+    let rows = try await SimpleDataLogs.timed("export_finished", properties: ["format": "csv"]) {
+        try await Task.sleep(for: .milliseconds(1))
+        return 3
+    }
+    SimpleDataLogs.track("exported", properties: ["rows": .int(Int64(rows))])
+    SimpleDataLogs.shared.withProperties(["request_id": "r1"]) {
+        SimpleDataLogs.track("inside_request")
+    }
+    SimpleDataLogs.reset()
+    logOut(from: SimpleDataLogs.shared)
+}
+
+/// Code that takes "something that tracks", as a view model would.
+@MainActor
+func logOut(from tracker: some AnalyticsTracking) {
+    tracker.track("logged_out")
+    tracker.reset()
+}
