@@ -3,29 +3,35 @@
 /// Pure: the stage counts and logs what it returns. The event a step sees is an
 /// ``OutgoingEvent`` copied from the pipeline's `Event`, and what the steps changed (name,
 /// properties, device id) is copied back only when the event is kept.
-struct MiddlewareChain: Sendable {
+package struct MiddlewareChain: Sendable {
     /// What became of one event.
-    enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         case kept
         /// The step of this name dropped it.
         case dropped(byStep: String)
     }
 
-    let steps: [EventMiddleware]
+    package let steps: [EventMiddleware]
+
+    /// A chain of `steps`, in order (package-visible for the middleware benchmark).
+    package init(steps: [EventMiddleware]) { self.steps = steps }
 
     var isEmpty: Bool { steps.isEmpty }
 
     /// Runs every step over `event`, stopping at the first that drops it.
-    func run(_ event: inout Event) -> Outcome {
+    package func run(_ event: inout Event) -> Outcome {
         var outgoing = OutgoingEvent(
-            name: event.name, properties: event.properties, deviceID: event.deviceID, eventID: event.id,
+            name: event.name, properties: [:], deviceID: event.deviceID, eventID: event.id,
             timestampMilliseconds: event.timestamp, isAutocaptured: event.origin == .autocaptured
         )
+        // Moved, not copied: with the event still holding the same storage, a step's first change
+        // would copy the whole dictionary (copy-on-write) for every event.
+        swap(&outgoing.properties, &event.properties)
         for step in steps where step.body(&outgoing) == .drop {
             return .dropped(byStep: step.name)
         }
         event.name = outgoing.name
-        event.properties = outgoing.properties
+        swap(&event.properties, &outgoing.properties)
         event.deviceID = outgoing.deviceID
         return .kept
     }
