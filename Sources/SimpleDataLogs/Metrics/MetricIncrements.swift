@@ -16,6 +16,8 @@ public struct MetricIncrements: Sendable, Hashable {
     public var skippedBacklog = 0
     /// Events dropped by validation. See ``DeliveryCounters/invalid``.
     public var invalid = 0
+    /// Events a middleware step dropped. See ``DeliveryCounters/droppedByMiddleware``.
+    public var droppedByMiddleware = 0
     /// Events dropped before `configure`. See ``DeliveryCounters/droppedBeforeConfigure``.
     public var droppedBeforeConfigure = 0
     /// Unsent events deleted by the opt-out. See ``DeliveryCounters/deletedByOptOut``.
@@ -52,6 +54,7 @@ public struct MetricIncrements: Sendable, Hashable {
         recovered = gained(\.recovered)
         skippedBacklog = gained(\.skippedBacklog)
         invalid = gained(\.invalid)
+        droppedByMiddleware = gained(\.droppedByMiddleware)
         droppedBeforeConfigure = gained(\.droppedBeforeConfigure)
         deletedByOptOut = gained(\.deletedByOptOut)
         evictedByCaps = gained(\.evictedByCaps)

@@ -45,6 +45,7 @@ struct MetricSnapshotRulesTests {
         counters.recovered = 7
         counters.skippedBacklog = 2
         counters.invalid = 1
+        counters.droppedByMiddleware = 16
         counters.droppedBeforeConfigure = 3
         counters.deletedByOptOut = 4
         counters.evictedByCaps = 5
@@ -61,6 +62,7 @@ struct MetricSnapshotRulesTests {
         let first = MetricSnapshot(counters: counters, requestsAnswered: 15, lastRoundTrip: .milliseconds(30))
         let fromStart = first.increments(since: nil)
         #expect(fromStart.tracked == 120 && fromStart.recovered == 7 && fromStart.skippedBacklog == 2 && fromStart.invalid == 1)
+        #expect(fromStart.droppedByMiddleware == 16)
         #expect(fromStart.droppedBeforeConfigure == 3 && fromStart.deletedByOptOut == 4 && fromStart.evictedByCaps == 5)
         #expect(fromStart.rejectedByIngest == 6 && fromStart.droppedTooLarge == 8 && fromStart.lostFromDisk == 11)
         #expect(fromStart.setAside == 10, "the set-aside counter is the total ever set aside, not the gauge")
