@@ -42,6 +42,12 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     /// Events in batches set aside after a 400 or 415 (kept on disk, not sent). Deleted by the
     /// opt-out like every other unsent event.
     public var setAside = 0
+    /// Events in batches this client set aside, counted each time one is: unlike ``setAside``
+    /// (what is set aside now), it never goes down when a set-aside batch is queued again,
+    /// evicted or deleted, so it suits a counter in a metrics system. Batches found set aside at
+    /// launch were counted by the run that set them aside. Outside the law, like
+    /// ``damagedRecords``: the events are in ``setAside`` (or wherever they went next) already.
+    public var setAsideInTotal = 0
     /// Events whose batch file vanished from the outbox behind the SDK's back (deleted by
     /// another program), found when the uploader went to send it. Logged once per client.
     public var lostFromDisk = 0

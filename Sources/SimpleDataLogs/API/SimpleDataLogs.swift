@@ -179,4 +179,12 @@ public enum SimpleDataLogs {
     public static func deliveryReports(bufferingNewest limit: Int = 1_000) -> DeliveryReports {
         shared.deliveryReports(bufferingNewest: limit)
     }
+
+    /// The counters as snapshots, at once and then on change, for a metrics system; see
+    /// ``SimpleDataLogsClient/metricSnapshots(every:)``.
+    /// - Parameter interval: How often the counters are read; 10 seconds by default.
+    /// - Returns: The snapshots, until ``shutdown(timeLimit:)``.
+    public static func metricSnapshots(every interval: Duration = .seconds(10)) -> MetricSnapshots {
+        shared.metricSnapshots(every: interval)
+    }
 }

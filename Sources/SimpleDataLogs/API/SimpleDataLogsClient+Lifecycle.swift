@@ -80,6 +80,8 @@ extension SimpleDataLogsClient {
             let counters = counters
             logger.info("Shut down: \(counters.delivered) events delivered since launch, \(counters.pendingOnDisk) kept on disk for the next start, \(counters.setAside) set aside.")
         }
+        // After the last send: each metric snapshot sequence yields the final counters and ends.
+        await metrics.finish()
     }
 
     /// Runs the client for as long as the calling task lives, for structured-concurrency apps and

@@ -12,6 +12,8 @@ import Dispatch
 public final class SimpleDataLogsClient: Sendable {
     let intake: Intake
     let stageCounters = StageCounters()
+    /// The subscribers of ``metricSnapshots(every:)``; finished by ``shutdown(timeLimit:)``.
+    let metrics: MetricSnapshotHub
     let clock: any Clock<Duration>
     let wallClock: any WallClock
     let tuning: ClientTuning
@@ -61,6 +63,7 @@ public final class SimpleDataLogsClient: Sendable {
         eventsHeldBeforeConfigure: Int = Intake.defaultPreConfigureLimit
     ) {
         intake = Intake(preConfigureLimit: eventsHeldBeforeConfigure >= 1 ? eventsHeldBeforeConfigure : Intake.defaultPreConfigureLimit)
+        metrics = MetricSnapshotHub(source: CounterSource(intake: intake, stages: stageCounters), clock: clock)
         self.clock = clock
         self.wallClock = wallClock
         self.logSink = logSink
@@ -81,12 +84,18 @@ public final class SimpleDataLogsClient: Sendable {
     /// limit, and only ``shutdown(timeLimit:)`` says how long the caller can wait.
     deinit {
         let (pipeline, logger): (Pipeline?, SDKLogger) = state.withLock { ($0.isShutDown ? nil : $0.pipeline, $0.logger) }
-        guard let pipeline else { return }
+        guard let pipeline else {
+            // Never configured (or shut down already): the metric snapshots end with the client.
+            metrics.stop()
+            return
+        }
         // The pipeline's shutdown stops the intake first thing.
         logger.warning("A configured client was released without shutdown(): its queued events are kept on disk for the next launch, and its threads and files are released. Call shutdown() to send them now.")
         let finished = faults.releasedWithoutShutdown
+        let metrics = metrics
         Task {
             await pipeline.shutDown(timeLimit: .zero)
+            await metrics.finish()
             finished?()
         }
     }
@@ -307,14 +316,7 @@ public final class SimpleDataLogsClient: Sendable {
 
     /// What happened to every event so far. See ``DeliveryCounters`` for the conservation law.
     public var counters: DeliveryCounters {
-        let front = intake.snapshot
-        var counters = stageCounters.snapshot
-        counters.tracked = front.tracked
-        counters.skippedBacklog = front.skippedBacklog
-        counters.droppedBeforeConfigure = front.droppedBeforeConfigure
-        counters.ignoredWhileDisabled = front.ignoredWhileDisabled
-        counters.pendingInMemory = front.inFlight
-        return counters
+        CounterSource(intake: intake, stages: stageCounters).counters
     }
 
     /// How far the journal has come: the events that would survive `kill -9`.

@@ -93,7 +93,7 @@ final class Pipeline: Sendable {
             feed = batchFeed
             let uploader = Self.makeUploader(
                 clock: clock, wallClock: wallClock, outbox: outbox, settings: settings, logger: logger,
-                reports: reports, intake: intake, signals: signalInput, feed: batchFeed, executor: uploaderExecutor
+                reports: reports, counters: counters, intake: intake, signals: signalInput, feed: batchFeed, executor: uploaderExecutor
             )
             let executor = uploaderExecutor
             uploaderTask = Task {
@@ -120,12 +120,12 @@ final class Pipeline: Sendable {
     /// Opens the clock's concrete type, so the uploader works with the clock's own instants.
     private static func makeUploader<C: Clock>(
         clock: C, wallClock: any WallClock, outbox: OutboxActor, settings: UploaderSettings, logger: SDKLogger,
-        reports: DeliveryReportHub, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation, feed: BatchFeed,
-        executor: ThreadExecutor
+        reports: DeliveryReportHub, counters: StageCounters, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation,
+        feed: BatchFeed, executor: ThreadExecutor
     ) -> @Sendable (AsyncStream<UploaderSignal>) async -> Void where C.Duration == Duration {
         let uploader = Uploader(
             clock: clock, wallClock: wallClock, outbox: outbox, settings: settings, logger: logger,
-            reports: reports, intake: intake, signals: signals, feed: feed, executor: executor
+            reports: reports, counters: counters, intake: intake, signals: signals, feed: feed, executor: executor
         )
         return { input in await uploader.run(input) }
     }

@@ -19,6 +19,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     private let settings: UploaderSettings
     private let logger: SDKLogger
     private let reports: DeliveryReportHub
+    /// Where each answer's round trip is kept, for the metric snapshots.
+    private let counters: StageCounters
     private let intake: Intake
     private let signals: AsyncStream<UploaderSignal>.Continuation
     /// The outbox's queue, as it changes.
@@ -30,8 +32,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
 
     init(
         clock: C, wallClock: any WallClock, outbox: OutboxActor, settings: UploaderSettings, logger: SDKLogger,
-        reports: DeliveryReportHub, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation, feed: BatchFeed,
-        executor: ThreadExecutor
+        reports: DeliveryReportHub, counters: StageCounters, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation,
+        feed: BatchFeed, executor: ThreadExecutor
     ) {
         self.clock = clock
         self.wallClock = wallClock
@@ -39,6 +41,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         self.settings = settings
         self.logger = logger
         self.reports = reports
+        self.counters = counters
         self.intake = intake
         self.signals = signals
         self.feed = feed
@@ -110,6 +113,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 if passGoesOn { await readAhead(machine.nextRound(tried: tried), into: &prefetched) }
                 guard inFlight > 0, let (batch, attempted) = await group.next() else { break }
                 inFlight -= 1
+                if let roundTrip = attempted.roundTrip { counters.recordAnswer(roundTrip: roundTrip) }
                 let step = machine.answered(
                     attempted.outcome, attempt: attempted.attempt, batch: batch,
                     sentAt: attempted.sentAt, now: clock.now, wallNow: wallClock.now()
@@ -197,13 +201,16 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 "Sending batch \(EventEncoder.lowercaseString(sealed.id)): \(sealed.payloads.count) events, \(LogFormat.bytes(request.body.count))"
                     + (request.isGzipped ? " gzipped (\(LogFormat.bytes(sealed.bodyBytes)) of JSON)." : " of JSON.")
             )
+            let requestSent = clock.now
             let outcome = await sendWithDeadline(request, transport: settings.transport, clock: clock, timeout: settings.requestTimeout)
+            // Taken here, in the child, so the time the actor takes to hear the answer is not in it.
+            let roundTrip: Duration? = if case .answered = outcome { requestSent.duration(to: clock.now) } else { nil }
             let attempt = AnswerPolicy.Attempt(wasGzipped: request.isGzipped, eventCount: sealed.payloads.count, bodyBytes: sealed.bodyBytes)
             if case .answered(let response) = outcome, response.status == 415, attempt.wasGzipped, gzip {
                 gzip = false
                 continue
             }
-            return Attempted(outcome: outcome, attempt: attempt, sentAt: sentInstant)
+            return Attempted(outcome: outcome, attempt: attempt, sentAt: sentInstant, roundTrip: roundTrip)
         }
     }
 
@@ -226,6 +233,9 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         var attempt: AnswerPolicy.Attempt
         /// When the request left, on the client's clock.
         var sentAt: C.Instant
+        /// From the last request leaving to its answer, on the client's clock (after a 415 to a
+        /// gzip body, the uncompressed retry's); nil when no answer came.
+        var roundTrip: Duration?
     }
 
     /// Sends one request, giving up when the uploader's deadline passes on the injected clock;

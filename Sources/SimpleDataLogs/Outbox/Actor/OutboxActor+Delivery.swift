@@ -123,6 +123,7 @@ extension OutboxActor {
         queue.insertSetAside(batch)
         counters.update {
             $0.setAside += batch.eventCount
+            $0.setAsideInTotal += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
         }
         startSetAsideRetryTimer()
