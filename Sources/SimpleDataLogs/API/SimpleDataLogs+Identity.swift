@@ -14,6 +14,21 @@ extension SimpleDataLogs {
     /// Whether sending is paused by ``setOffline(_:)``.
     public static var isOffline: Bool { shared.isOffline }
 
+    /// Runs `operation` with `properties` on every event it tracks; see
+    /// ``SimpleDataLogsClient/withProperties(_:isolation:operation:)``.
+    /// - Parameters:
+    ///   - properties: The properties for the events tracked inside.
+    ///   - isolation: The caller's actor, inherited so `operation` needs not be `Sendable`.
+    ///   - operation: The work.
+    /// - Returns: What `operation` returns.
+    public static func withProperties<Result>(
+        _ properties: [String: PropertyValue],
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await shared.withProperties(properties, isolation: isolation, operation: operation)
+    }
+
     /// Runs `operation` and tracks `name` with its duration and outcome when it ends; see
     /// ``SimpleDataLogsClient/timed(_:properties:isolation:operation:)``.
     /// - Parameters:

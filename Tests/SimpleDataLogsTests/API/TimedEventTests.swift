@@ -44,6 +44,28 @@ struct TimedEventTests {
         }
     }
 
+    @Test("at a real local ingest: one event per timed operation, with its own id, its duration and outcome, in order with the others")
+    func atTheIngest() async throws {
+        try await withDelivery { delivery in
+            let client = delivery.client
+            client.track("before")
+            let answer = await client.timed("lookup", properties: ["table": "orders"]) {
+                await Task.yield()
+                return "found"
+            }
+            #expect(answer == "found")
+            _ = try? client.timed("parse") { () throws -> Int in throw Refused() }
+            client.track("after")
+            try await withTimeLimit(waitingFor: "a flush") { _ = await client.flush() }
+            let events = delivery.ingest.receivedEvents
+            #expect(events.map(\.name) == ["before", "lookup", "parse", "after"])
+            #expect(Set(events.map(\.eventID)).count == 4)
+            #expect(events[1].properties["outcome"] == "completed" && events[1].properties["table"] == "orders")
+            if case .int(let milliseconds)? = events[1].properties["duration_ms"] { #expect(milliseconds >= 0) } else { Issue.record("no duration_ms") }
+            #expect(events[2].properties["outcome"] == "failed" && events[2].properties["error_type"] == "Refused")
+        }
+    }
+
     @Test("cancelled: a cancelled task's operation is tracked as cancelled, nothing dangles")
     func cancelled() async throws {
         try await withTestClient { test in
