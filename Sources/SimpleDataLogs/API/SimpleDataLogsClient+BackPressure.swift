@@ -38,13 +38,15 @@ extension SimpleDataLogsClient {
         _ name: String, properties: [String: PropertyValue] = [:], deviceID: String? = nil, waitingUpTo timeLimit: Duration
     ) async -> TrackOutcome {
         let now = wallClock.nowMilliseconds
-        let source = Self.deviceIDSource(deviceID)
+        let scope = TaskScope.current
+        let source = Self.deviceIDSource(deviceID, scope: scope)
+        let scoped = scope?.properties
         let cost = Event.memoryCost(name: name, properties: properties, deviceID: deviceID)
         // Stamped with the call's time whenever it is taken; the id when it is taken.
         let make: @Sendable (inout EventIDGenerator) -> Event = { ids in
             Event(
                 name: name, id: ids.next(milliseconds: now), timestamp: now, trackedAt: now,
-                properties: properties, origin: .live, deviceIDSource: source, memoryCost: cost
+                properties: properties, origin: .live, deviceIDSource: source, scopedProperties: scoped, memoryCost: cost
             )
         }
         let intake = intake

@@ -65,12 +65,12 @@ extension SimpleDataLogsClient {
         isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> Result
     ) async rethrows -> Result {
-        try await DeviceIDScope.$current.withValue(deviceID, operation: operation, isolation: isolation)
+        try await TaskScope.$current.withValue(TaskScope.with(deviceID: deviceID), operation: operation, isolation: isolation)
     }
 
     /// The synchronous form of ``withDeviceID(_:isolation:operation:)``.
     public func withDeviceID<Result>(_ deviceID: String, operation: () throws -> Result) rethrows -> Result {
-        try DeviceIDScope.$current.withValue(deviceID, operation: operation)
+        try TaskScope.$current.withValue(TaskScope.with(deviceID: deviceID), operation: operation)
     }
 
     /// Runs `operation` with `properties` on every event it tracks, for request handlers: a
@@ -89,12 +89,12 @@ extension SimpleDataLogsClient {
         isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> Result
     ) async rethrows -> Result {
-        try await PropertyScope.$current.withValue(PropertyScope.entering(properties), operation: operation, isolation: isolation)
+        try await TaskScope.$current.withValue(TaskScope.with(properties: properties), operation: operation, isolation: isolation)
     }
 
     /// The synchronous form of ``withProperties(_:isolation:operation:)``.
     public func withProperties<Result>(_ properties: [String: PropertyValue], operation: () throws -> Result) rethrows -> Result {
-        try PropertyScope.$current.withValue(PropertyScope.entering(properties), operation: operation)
+        try TaskScope.$current.withValue(TaskScope.with(properties: properties), operation: operation)
     }
 
     /// The hot path: stamp, enqueue, return. The event is built by a non-escaping closure inside
@@ -102,15 +102,15 @@ extension SimpleDataLogsClient {
     @discardableResult
     func record(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?, origin requested: Event.Origin = .live) -> Bool {
         let now = wallClock.nowMilliseconds
-        let source = Self.deviceIDSource(deviceID)
+        let scope = TaskScope.current
+        let source = Self.deviceIDSource(deviceID, scope: scope)
         let timestamp = date?.millisecondsSince1970 ?? now
         let origin: Event.Origin = date == nil ? requested : .backdated
         let cost = Event.memoryCost(name: name, properties: properties, deviceID: deviceID)
-        let scoped = PropertyScope.current
         let acceptance = intake.accept(cost: cost) { ids in
             Event(
                 name: name, id: eventID ?? ids.next(milliseconds: now), timestamp: timestamp, trackedAt: now,
-                properties: properties, origin: origin, deviceIDSource: source, scopedProperties: scoped, memoryCost: cost
+                properties: properties, origin: origin, deviceIDSource: source, scopedProperties: scope?.properties, memoryCost: cost
             )
         }
         report(acceptance)
@@ -122,9 +122,9 @@ extension SimpleDataLogsClient {
 
     /// Where an event's device id comes from, decided at the call: a per-event id, else the
     /// task-local id of `withDeviceID`, else whatever `setDeviceID` said last, in intake order.
-    static func deviceIDSource(_ deviceID: String?) -> Event.DeviceIDSource {
+    static func deviceIDSource(_ deviceID: String?, scope: TaskScope?) -> Event.DeviceIDSource {
         if let deviceID { return .explicit(deviceID) }
-        if let scoped = DeviceIDScope.current { return .explicit(scoped) }
+        if let scoped = scope?.deviceID { return .explicit(scoped) }
         return .inherited
     }
 

@@ -17,15 +17,19 @@ struct PropertyScopeTests {
                 client.withProperties(["request_id": "r1.a", "step": "retry"]) {
                     client.track("nested")
                 }
-                await Task.yield()
+                await client.withDeviceID("device-7") {
+                    _ = await client.track("waited", properties: [:], waitingUpTo: .seconds(5))
+                }
             }
             client.track("outside")
             try await withTimeLimit(waitingFor: "a flush") { _ = await client.flush() }
             let events = delivery.ingest.receivedEvents
-            #expect(events.map(\.name) == ["inside", "nested", "outside"])
+            #expect(events.map(\.name) == ["inside", "nested", "waited", "outside"])
             #expect(events[0].properties == ["request_id": "r1", "tenant": "acme", "region": "us", "app": "api"])
             #expect(events[1].properties == ["request_id": "r1.a", "tenant": "acme", "step": "retry", "region": "eu", "app": "api"])
-            #expect(events[2].properties == ["tenant": "default", "region": "eu", "app": "api"])
+            #expect(events[2].properties == ["request_id": "r1", "tenant": "acme", "region": "eu", "app": "api"], "the waiting track() too")
+            #expect(events[2].deviceID == "device-7", "a device id scope inside a properties scope keeps both")
+            #expect(events[3].properties == ["tenant": "default", "region": "eu", "app": "api"])
         }
     }
 
