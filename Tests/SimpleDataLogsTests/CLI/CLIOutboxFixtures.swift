@@ -67,7 +67,12 @@ final class HeldLock {
 
     init?(area: String) {
         descriptor = open(area + "/lock", O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return nil }
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            // Refused: the descriptor goes now, or it would stay open for the rest of the run.
+            close(descriptor)
+            return nil
+        }
     }
 
     func release() { close(descriptor) }
