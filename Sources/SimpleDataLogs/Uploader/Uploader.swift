@@ -116,7 +116,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 if let roundTrip = attempted.roundTrip { counters.recordAnswer(roundTrip: roundTrip) }
                 let step = machine.answered(
                     attempted.outcome, attempt: attempted.attempt, batch: batch,
-                    sentAt: attempted.sentAt, now: clock.now, wallNow: wallClock.now()
+                    sentAt: attempted.sentAt, now: clock.now, elapsed: attempted.elapsed, wallNow: wallClock.now()
                 )
                 await perform(step.actions, for: batch)
                 passGoesOn = passGoesOn && step.passGoesOn
@@ -204,13 +204,13 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             let requestSent = clock.now
             let outcome = await sendWithDeadline(request, transport: settings.transport, clock: clock, timeout: settings.requestTimeout)
             // Taken here, in the child, so the time the actor takes to hear the answer is not in it.
-            let roundTrip: Duration? = if case .answered = outcome { requestSent.duration(to: clock.now) } else { nil }
+            let elapsed = requestSent.duration(to: clock.now)
             let attempt = AnswerPolicy.Attempt(wasGzipped: request.isGzipped, eventCount: sealed.payloads.count, bodyBytes: sealed.bodyBytes)
             if case .answered(let response) = outcome, response.status == 415, attempt.wasGzipped, gzip {
                 gzip = false
                 continue
             }
-            return Attempted(outcome: outcome, attempt: attempt, sentAt: sentInstant, roundTrip: roundTrip)
+            return Attempted(outcome: outcome, attempt: attempt, sentAt: sentInstant, elapsed: elapsed)
         }
     }
 
@@ -233,9 +233,14 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         var attempt: AnswerPolicy.Attempt
         /// When the request left, on the client's clock.
         var sentAt: C.Instant
-        /// From the last request leaving to its answer, on the client's clock (after a 415 to a
-        /// gzip body, the uncompressed retry's); nil when no answer came.
-        var roundTrip: Duration?
+        /// From the last request leaving to its outcome (an answer, or the failure), on the
+        /// client's clock; after a 415 to a gzip body, the uncompressed retry's.
+        var elapsed: Duration
+
+        /// The round trip of an answered request (the metric snapshots'); nil when none came.
+        var roundTrip: Duration? {
+            if case .answered = outcome { elapsed } else { nil }
+        }
     }
 
     /// Sends one request, giving up when the uploader's deadline passes on the injected clock;

@@ -30,7 +30,9 @@ struct UploaderStateMachineTests {
         _ machine: inout Machine, _ outcome: AnswerPolicy.Outcome, for batch: StoredBatch,
         at now: ContinuousClock.Instant, sentAt: ContinuousClock.Instant? = nil
     ) -> Machine.Step {
-        machine.answered(outcome, attempt: attempt, batch: batch, sentAt: sentAt ?? now, now: now, wallNow: wallNow)
+        machine.answered(
+            outcome, attempt: attempt, batch: batch, sentAt: sentAt ?? now, now: now, elapsed: (sentAt ?? now).duration(to: now), wallNow: wallNow
+        )
     }
 
     /// `startsPass`, outside `#expect` (which cannot call a mutating member).
@@ -295,7 +297,7 @@ struct UploaderStateMachineTests {
         let single = Self.batch(1, events: 1)
         let dropped = machine.answered(
             Self.status(413), attempt: AnswerPolicy.Attempt(wasGzipped: false, eventCount: 1, bodyBytes: 900_000),
-            batch: single, sentAt: Self.start, now: Self.start, wallNow: Self.wallNow
+            batch: single, sentAt: Self.start, now: Self.start, elapsed: .zero, wallNow: Self.wallNow
         )
         #expect(dropped.passGoesOn && dropped.actions.first == .dropTooLarge(single.id))
         #expect(dropped.actions.last == .publish(.dropped(batchID: single.id, events: 1, reason: "too large (413)")))

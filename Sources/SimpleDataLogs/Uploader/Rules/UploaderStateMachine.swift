@@ -185,6 +185,8 @@ where Instant.Duration == Duration {
     ///   - sentAt: When the round's requests left (a 401 to a request sent before the last
     ///     counted one is not counted again).
     ///   - now: The clock's instant now.
+    ///   - elapsed: From the request leaving to its outcome, for the debug line (the same span
+    ///     the metric snapshots' round trip measures).
     ///   - wallNow: The wall clock now (for an HTTP-date `Retry-After`).
     ///
     /// Every answer gets one debug line (what was heard, and the round trip), placed after the
@@ -192,15 +194,15 @@ where Instant.Duration == Duration {
     /// "heard", then any decision; the warnings stay once per episode.
     mutating func answered(
         _ outcome: AnswerPolicy.Outcome, attempt: AnswerPolicy.Attempt, batch: StoredBatch,
-        sentAt: Instant, now: Instant, wallNow: Date
+        sentAt: Instant, now: Instant, elapsed: Duration, wallNow: Date
     ) -> Step {
         var step = decide(outcome, attempt: attempt, batch: batch, sentAt: sentAt, now: now, wallNow: wallNow)
-        let heard = Action.log(.debug, Self.heardLine(outcome, batch: batch, roundTrip: sentAt.duration(to: now)))
+        let heard = Action.log(.debug, Self.heardLine(outcome, batch: batch, roundTrip: elapsed))
         step.actions.insert(heard, at: step.actions.first?.isOutboxCall == true ? 1 : 0)
         return step
     }
 
-    /// The decision for one answer (``answered(_:attempt:batch:sentAt:now:wallNow:)`` adds the
+    /// The decision for one answer (``answered(_:attempt:batch:sentAt:now:elapsed:wallNow:)`` adds the
     /// debug line of what was heard).
     private mutating func decide(
         _ outcome: AnswerPolicy.Outcome, attempt: AnswerPolicy.Attempt, batch: StoredBatch,
