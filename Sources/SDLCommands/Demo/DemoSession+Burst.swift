@@ -43,7 +43,7 @@ extension DemoSession {
 
     /// `1.24 s`.
     static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.wholeMilliseconds
         let hundredths = Int(milliseconds % 1_000) / 10
         return "\(milliseconds / 1_000).\(hundredths < 10 ? "0" : "")\(hundredths) s"
     }

@@ -74,6 +74,6 @@ extension DemoSession {
 
     /// `12 ms`.
     static func milliseconds(_ duration: Duration) -> String {
-        "\(duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000) ms"
+        "\(duration.wholeMilliseconds) ms"
     }
 }

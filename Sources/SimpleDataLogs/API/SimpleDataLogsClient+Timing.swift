@@ -51,8 +51,7 @@ extension SimpleDataLogsClient {
 
     private func trackTimed(_ name: String, properties: [String: PropertyValue], elapsed: Duration, outcome: TimedOutcome) {
         var properties = properties
-        let (seconds, attoseconds) = elapsed.components
-        properties["duration_ms"] = .int(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        properties["duration_ms"] = .int(elapsed.wholeMilliseconds)
         properties.merge(outcome.properties) { _, outcome in outcome }
         record(name, properties: properties, at: nil, eventID: nil, deviceID: nil)
     }

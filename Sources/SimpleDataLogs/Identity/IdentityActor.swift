@@ -93,10 +93,10 @@ actor IdentityActor {
             case .setDeviceID(let id):
                 if state.setDeviceID(id) { problemLog.reportInvalidDeviceID() }
             case .reset(let newDeviceID):
-                let previous = state.deviceID ?? state.installID
+                let previous = state.inheritedDeviceID
                 if state.reset(to: newDeviceID) { problemLog.reportInvalidDeviceID() }
                 if let installIDs { state.installID = installIDs.replace(logger: logger) }
-                output.append(.identityReset(previousDeviceID: previous, nextDeviceID: state.deviceID ?? state.installID))
+                output.append(.identityReset(previousDeviceID: previous, nextDeviceID: state.inheritedDeviceID))
             case .setDefaultProperties(let properties):
                 state.setDefaultProperties(properties, problems: &problems)
             case .setEnabled(let enabled):

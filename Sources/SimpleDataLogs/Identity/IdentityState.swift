@@ -6,6 +6,9 @@ struct IdentityState: Sendable {
     /// The install id the SDK keeps (opt-in): the device id of events for which the app set none.
     var installID: String?
 
+    /// The device id an event gets when it names none: the app's, else the install id.
+    var inheritedDeviceID: String? { deviceID ?? installID }
+
     /// `reset()`: forgets the default properties and the device id, or sets `newDeviceID`.
     /// - Returns: Whether `newDeviceID` was refused (it is cleared then, as by `setDeviceID`).
     mutating func reset(to newDeviceID: String?) -> Bool {
@@ -37,7 +40,7 @@ struct IdentityState: Sendable {
     func apply(to event: inout Event, problems: inout [EventValidator.Problem]) {
         switch event.deviceIDSource {
         case .inherited:
-            event.deviceID = deviceID ?? installID
+            event.deviceID = inheritedDeviceID
         case .explicit(let id):
             event.deviceID = Self.isValidDeviceID(id) ? id : nil
         }

@@ -3,8 +3,7 @@ package enum LogFormat {
     /// A duration as people read it: `38 ms` under a second, `2.3 s` up to a minute, `10 min`
     /// beyond.
     package static func duration(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.wholeMilliseconds
         if milliseconds < 1_000 { return "\(milliseconds) ms" }
         if milliseconds < 60_000 {
             let tenths = (milliseconds + 50) / 100
