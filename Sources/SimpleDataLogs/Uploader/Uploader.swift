@@ -104,8 +104,13 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                     guard let batch = machine.nextRound(tried: tried).first else { break }
                     tried.insert(batch.id)
                     guard let sealed = await load(batch, prefetched: &prefetched, unreadable: &unreadable) else { continue }
+                    // Read as the request leaves: a failure counted after this makes its own
+                    // failure part of that round (counted once).
+                    let round = machine.failureRound
                     group.addTask {
-                        (batch, await Self.attempt(sealed, builder: builder, settings: settings, clock: clock, wallClock: wallClock, logger: logger))
+                        (batch, await Self.attempt(
+                            sealed, round: round, builder: builder, settings: settings, clock: clock, wallClock: wallClock, logger: logger
+                        ))
                     }
                     inFlight += 1
                 }
@@ -116,7 +121,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 if let roundTrip = attempted.roundTrip { counters.recordAnswer(roundTrip: roundTrip) }
                 let step = machine.answered(
                     attempted.outcome, attempt: attempted.attempt, batch: batch,
-                    sentAt: attempted.sentAt, now: clock.now, elapsed: attempted.elapsed, wallNow: wallClock.now()
+                    sentAt: attempted.sentAt, sentInRound: attempted.round, now: clock.now, elapsed: attempted.elapsed, wallNow: wallClock.now()
                 )
                 await perform(step.actions, for: batch)
                 passGoesOn = passGoesOn && step.passGoesOn
@@ -189,7 +194,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     /// One try of one batch under the uploader's own deadline (a 415 to a gzip body: once more,
     /// uncompressed). Runs in a child task, off the actor. Each request sent gets one debug line.
     private static func attempt(
-        _ sealed: SealedBatch, builder: UploadRequestBuilder, settings: UploaderSettings, clock: C, wallClock: any WallClock,
+        _ sealed: SealedBatch, round: Int, builder: UploadRequestBuilder, settings: UploaderSettings, clock: C, wallClock: any WallClock,
         logger: SDKLogger
     ) async -> Attempted {
         let sentAt = wallClock.nowMilliseconds
@@ -210,7 +215,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 gzip = false
                 continue
             }
-            return Attempted(outcome: outcome, attempt: attempt, sentAt: sentInstant, elapsed: elapsed)
+            return Attempted(outcome: outcome, attempt: attempt, sentAt: sentInstant, round: round, elapsed: elapsed)
         }
     }
 
@@ -233,6 +238,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         var attempt: AnswerPolicy.Attempt
         /// When the request left, on the client's clock.
         var sentAt: C.Instant
+        /// The machine's ``UploaderStateMachine/failureRound`` when the request left.
+        var round: Int
         /// From the last request leaving to its outcome (an answer, or the failure), on the
         /// client's clock; after a 415 to a gzip body, the uncompressed retry's.
         var elapsed: Duration

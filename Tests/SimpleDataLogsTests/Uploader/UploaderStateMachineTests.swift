@@ -25,13 +25,16 @@ struct UploaderStateMachineTests {
         .answered(UploadResponse(status: code, headers: headers))
     }
 
-    /// Sends one answer for `batch` at `now` (the request left at `sentAt`, by default `now`).
+    /// Sends one answer for `batch` at `now` (the request left at `sentAt`, by default `now`, in
+    /// failure round `round`, by default the machine's current one: a request sent just now).
     static func answer(
         _ machine: inout Machine, _ outcome: AnswerPolicy.Outcome, for batch: StoredBatch,
-        at now: ContinuousClock.Instant, sentAt: ContinuousClock.Instant? = nil
+        at now: ContinuousClock.Instant, sentAt: ContinuousClock.Instant? = nil, round: Int? = nil
     ) -> Machine.Step {
-        machine.answered(
-            outcome, attempt: attempt, batch: batch, sentAt: sentAt ?? now, now: now, elapsed: (sentAt ?? now).duration(to: now), wallNow: wallNow
+        let round = round ?? machine.failureRound
+        return machine.answered(
+            outcome, attempt: attempt, batch: batch, sentAt: sentAt ?? now, sentInRound: round, now: now,
+            elapsed: (sentAt ?? now).duration(to: now), wallNow: wallNow
         )
     }
 
@@ -133,6 +136,52 @@ struct UploaderStateMachineTests {
 
         let again = Self.answer(&machine, Self.status(500), for: batch, at: Self.start)
         #expect(Self.logs(again.actions).count == 1, "a new episode warns again")
+    }
+
+    @Test("the failures of one round of concurrent requests count once: one wait, not replaced; the next round is the second failure")
+    func failuresCountedOncePerRound() throws {
+        var machine = Self.machine(concurrent: 4)
+        let batches = (0..<4).map { Self.batch($0) }
+        machine.apply([.joined(batches)])
+        // Four requests leave together, then the edge refuses them one after the other.
+        let round = machine.failureRound
+        let first = Self.answer(&machine, .failed(TransportError(.cannotConnect, message: "refused")), for: batches[0], at: Self.start, round: round)
+        let (delay, generation) = try #require(Self.timers(first.actions).first)
+        #expect(delay <= Backoff.ceiling(afterFailures: 1))
+        let resumeAt = try #require(machine.resumeAt)
+        for (offset, batch) in batches.dropFirst().enumerated() {
+            let at = Self.start.advanced(by: .milliseconds(10 * (offset + 1)))
+            let step = Self.answer(&machine, Self.status(503), for: batch, at: at, round: round)
+            #expect(!step.passGoesOn)
+            #expect(Self.timers(step.actions).isEmpty, "the round's wait is not replaced by a new draw")
+            #expect(Self.logs(step.actions).isEmpty, "one warning per episode")
+            #expect(step.actions.last == .publish(.willRetry(batchID: batch.id, after: max(.zero, at.duration(to: resumeAt)), reason: "HTTP 503")))
+        }
+        #expect(machine.backoff.consecutiveFailures == 1, "one round, one failure (it was counted as failures 1 to 4)")
+        #expect(machine.resumeAt == resumeAt)
+        #expect(machine.failuresByBatch.values.allSatisfy { $0 == 1 }, "each batch's own count (for demotion) still counts its try")
+
+        // The timer fires; the next round's failures count as the second failure, once.
+        #expect(Self.starts(&machine, .timerFired(generation: generation), at: resumeAt))
+        let nextRound = machine.failureRound
+        let second = Self.answer(&machine, Self.status(503), for: batches[0], at: resumeAt, round: nextRound)
+        #expect(Self.timers(second.actions).first.map { $0.0 <= Backoff.ceiling(afterFailures: 2) } == true)
+        _ = Self.answer(&machine, Self.status(503), for: batches[1], at: resumeAt, round: nextRound)
+        #expect(machine.backoff.consecutiveFailures == 2)
+
+        // A later answer of the same round that asks for longer (Retry-After) is obeyed; one
+        // that asks for less changes nothing.
+        let longer = Self.answer(&machine, Self.status(429, headers: ["Retry-After": "30"]), for: batches[2], at: resumeAt, round: nextRound)
+        #expect(Self.timers(longer.actions).first?.0 == .seconds(30))
+        #expect(machine.resumeAt == resumeAt.advanced(by: .seconds(30)))
+        let shorter = Self.answer(&machine, Self.status(429, headers: ["Retry-After": "5"]), for: batches[3], at: resumeAt, round: nextRound)
+        #expect(Self.timers(shorter.actions).isEmpty && machine.resumeAt == resumeAt.advanced(by: .seconds(30)))
+        #expect(machine.backoff.consecutiveFailures == 2)
+
+        // A request that leaves after the count (a flush at the same instant of a manual clock)
+        // is a new round: the rule does not depend on the clock moving.
+        let flushed = Self.answer(&machine, Self.status(503), for: batches[0], at: resumeAt, round: machine.failureRound)
+        #expect(Self.timers(flushed.actions).count == 1 && machine.backoff.consecutiveFailures == 3)
     }
 
     @Test("a 2xx that is not 202 is not delivery: it backs off and says to check the endpoint")
@@ -295,9 +344,10 @@ struct UploaderStateMachineTests {
         #expect(Self.logs(aside.actions).count == 1)
 
         let single = Self.batch(1, events: 1)
+        let round = machine.failureRound
         let dropped = machine.answered(
             Self.status(413), attempt: AnswerPolicy.Attempt(wasGzipped: false, eventCount: 1, bodyBytes: 900_000),
-            batch: single, sentAt: Self.start, now: Self.start, elapsed: .zero, wallNow: Self.wallNow
+            batch: single, sentAt: Self.start, sentInRound: round, now: Self.start, elapsed: .zero, wallNow: Self.wallNow
         )
         #expect(dropped.passGoesOn && dropped.actions.first == .dropTooLarge(single.id))
         #expect(dropped.actions.last == .publish(.dropped(batchID: single.id, events: 1, reason: "too large (413)")))

@@ -70,6 +70,12 @@ where Instant.Duration == Duration {
     /// The outbox's sealed batches, oldest first, as the ``BatchFeed`` told them.
     private(set) var queue: [StoredBatch] = []
     private(set) var backoff = Backoff()
+    /// How many failures the backoff has counted, ever (a 202 does not reset it). A request
+    /// carries the value from when it left (``answered(_:attempt:batch:sentAt:sentInRound:now:elapsed:wallNow:)``):
+    /// when it fails after another failure was counted, it was in flight during that failure, so
+    /// it belongs to the same round and is not counted again (issue 23, item 9). Exact, with no
+    /// clock involved: a manual clock that does not move cannot blur two rounds into one.
+    private(set) var failureRound = 0
     private(set) var probe = KeyProbeSchedule<Instant>()
     /// Set while backing off: no pass but a flush starts before it.
     private(set) var resumeAt: Instant?
@@ -184,6 +190,8 @@ where Instant.Duration == Duration {
     ///   - batch: The batch.
     ///   - sentAt: When the round's requests left (a 401 to a request sent before the last
     ///     counted one is not counted again).
+    ///   - round: ``failureRound`` when the request left: a failure to a request that left
+    ///     before the last counted failure is part of that failure's round.
     ///   - now: The clock's instant now.
     ///   - elapsed: From the request leaving to its outcome, for the debug line (the same span
     ///     the metric snapshots' round trip measures).
@@ -194,19 +202,19 @@ where Instant.Duration == Duration {
     /// "heard", then any decision; the warnings stay once per episode.
     mutating func answered(
         _ outcome: AnswerPolicy.Outcome, attempt: AnswerPolicy.Attempt, batch: StoredBatch,
-        sentAt: Instant, now: Instant, elapsed: Duration, wallNow: Date
+        sentAt: Instant, sentInRound round: Int, now: Instant, elapsed: Duration, wallNow: Date
     ) -> Step {
-        var step = decide(outcome, attempt: attempt, batch: batch, sentAt: sentAt, now: now, wallNow: wallNow)
+        var step = decide(outcome, attempt: attempt, batch: batch, sentAt: sentAt, round: round, now: now, wallNow: wallNow)
         let heard = Action.log(.debug, Self.heardLine(outcome, batch: batch, roundTrip: elapsed))
         step.actions.insert(heard, at: step.actions.first?.isOutboxCall == true ? 1 : 0)
         return step
     }
 
-    /// The decision for one answer (``answered(_:attempt:batch:sentAt:now:elapsed:wallNow:)`` adds the
+    /// The decision for one answer (``answered(_:attempt:batch:sentAt:sentInRound:now:elapsed:wallNow:)`` adds the
     /// debug line of what was heard).
     private mutating func decide(
         _ outcome: AnswerPolicy.Outcome, attempt: AnswerPolicy.Attempt, batch: StoredBatch,
-        sentAt: Instant, now: Instant, wallNow: Date
+        sentAt: Instant, round: Int, now: Instant, wallNow: Date
     ) -> Step {
         let id = EventEncoder.lowercaseString(batch.id)
         switch AnswerPolicy.action(for: outcome, attempt: attempt, now: wallNow) {
@@ -279,18 +287,28 @@ where Instant.Duration == Duration {
             if failures >= Self.demotionThreshold, demoted.insert(batch.id).inserted {
                 actions.append(.log(.warning, "Batch \(id) failed \(failures) times in a row; the batches behind it are tried first from now on, and it keeps being retried after them."))
             }
-            var delay = backoff.recordFailure(retryAfter: retryAfter, using: &random)
-            if backoffScale != 1 { delay = delay * backoffScale }
-            resumeAt = now.advanced(by: delay)
-            actions.append(startTimer(after: delay))
             let reason = Self.failureReason(outcome)
             if !failureEpisodeLogged {
                 failureEpisodeLogged = true
                 actions.append(.log(.warning, "Could not deliver to the ingest (\(reason)); retrying with backoff. Events stay on disk."))
             }
-            let why = retryAfter.map { "the ingest's Retry-After of \(LogFormat.duration($0))" }
-                ?? "backoff after \(backoff.consecutiveFailures) failed tries in a row"
-            actions.append(.log(.debug, "Next try in \(LogFormat.duration(delay)) (\(why))."))
+            let delay: Duration
+            if round < failureRound, let resumeAt {
+                // In flight when the round's first failure was counted: the same outage, not a
+                // new failure. Counting it too made one round of 4 refusals failures 5 to 8, and
+                // its fresh random wait replaced the round's (minutes after a short outage).
+                delay = sameRound(resumeAt: resumeAt, retryAfter: retryAfter, now: now, actions: &actions)
+            } else {
+                var drawn = backoff.recordFailure(retryAfter: retryAfter, using: &random)
+                if backoffScale != 1 { drawn = drawn * backoffScale }
+                failureRound += 1
+                delay = drawn
+                resumeAt = now.advanced(by: delay)
+                actions.append(startTimer(after: delay))
+                let why = retryAfter.map { "the ingest's Retry-After of \(LogFormat.duration($0))" }
+                    ?? "backoff after \(backoff.consecutiveFailures) failed tries in a row"
+                actions.append(.log(.debug, "Next try in \(LogFormat.duration(delay)) (\(why))."))
+            }
             actions.append(.publish(.willRetry(batchID: batch.id, after: delay, reason: reason)))
             return Step(actions: actions, passGoesOn: false)
         }
@@ -330,6 +348,25 @@ where Instant.Duration == Duration {
         case .failed(let error):
             error.description
         }
+    }
+
+    /// A failure in the round of one already counted: the round's wait stands, unless this
+    /// answer's `Retry-After` asks for longer (the edge's word is obeyed, up to its 1-hour cap).
+    /// - Returns: The wait from `now` until the next try.
+    private mutating func sameRound(resumeAt: Instant, retryAfter: Duration?, now: Instant, actions: inout [Action]) -> Duration {
+        if let retryAfter {
+            var asked = min(max(retryAfter, .zero), Backoff.retryAfterCap)
+            if backoffScale != 1 { asked = asked * backoffScale }
+            if now.advanced(by: asked) > resumeAt {
+                self.resumeAt = now.advanced(by: asked)
+                actions.append(startTimer(after: asked))
+                actions.append(.log(.debug, "Next try in \(LogFormat.duration(asked)) (the ingest's Retry-After of \(LogFormat.duration(retryAfter)), longer than the round's wait)."))
+                return asked
+            }
+        }
+        let remaining = max(.zero, now.duration(to: resumeAt))
+        actions.append(.log(.debug, "Next try in \(LogFormat.duration(remaining)) (this request was in flight when the round's failure was counted; counted once)."))
+        return remaining
     }
 
     /// A local fault (a file that cannot be read, halves the disk would not take) kept a batch

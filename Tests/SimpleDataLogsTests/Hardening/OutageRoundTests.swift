@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// Issue 23, item 9: with several requests in flight, each refusal of one round counted as its own
+/// failure and drew a fresh wait that replaced the round's, so a server came back minutes after
+/// a short outage. A round counts once now, as a round of 401s does.
+@Suite("Hardening: an outage with requests in flight: one failure per round, and a prompt return", .stuckTestLimit)
+struct OutageRoundTests {
+    @Test("4 requests in flight, 5 refused rounds: every wait within the round's ceiling, and the first send after the edge is back within it")
+    func firstSendAfterRecovery() async throws {
+        // The writer is held until all 200 events wait, so four batches are sealed together and
+        // four requests leave at once, whatever the machine's speed.
+        let gate = WriterGate()
+        var faults = FaultInjection()
+        faults.writerGate = gate
+        try await withDelivery(faults: faults, adjust: { $0.maxConcurrentRequests = 4 }) { delivery in
+            let reports = delivery.client.deliveryReports(bufferingNewest: 1_000)
+            let clock = delivery.test.clock
+            delivery.track(0..<200)
+            delivery.ingest.stop()  // the edge goes down: connections refused
+            gate.open()
+            await delivery.client.flush()  // the first round
+            let rounds = 5
+            for round in 1...rounds {
+                var retries: [Duration] = []
+                while retries.count < 4 {
+                    guard let report = try await nextElement(of: reports, waitingFor: "round \(round)'s retry reports") else { break }
+                    if case .willRetry(_, let after, _) = report { retries.append(after) }
+                }
+                let ceiling = Backoff.ceiling(afterFailures: round)
+                #expect(retries.count == 4 && retries.allSatisfy { $0 <= ceiling }, "round \(round): waits \(retries), ceiling \(ceiling)")
+                guard round < rounds else { break }
+                // The round's one timer; moving to it starts the next round.
+                try #require(await clock.waitForSleepers(count: 1), "the code under test started its timer")
+                let deadline = try #require(clock.nextDeadline)
+                clock.advance(to: deadline)
+            }
+            #expect(delivery.ingest.summary.requests == 0 && delivery.client.counters.pendingOnDisk == 200)
+
+            // The edge is back on the same port. Within the fifth round's ceiling (16 s; it was
+            // up to 5 minutes when each refusal counted) the next send goes and delivers all.
+            let back = try LocalIngest(configuration: LocalIngest.Configuration(port: delivery.ingest.port))
+            defer { back.stop() }
+            try #require(await clock.waitForSleepers(count: 1), "the backoff's timer")
+            clock.advance(by: Backoff.ceiling(afterFailures: rounds))
+            #expect(await back.waitForEvents(count: 200, timeout: .seconds(20)), "delivered within the backoff after the edge came back")
+        }
+    }
+}
