@@ -12,12 +12,16 @@ extension SimpleDataLogsClient {
         case ignoredAfterShutdown
     }
 
-    /// Records one event, waiting while the backlog of events not yet written is full instead
-    /// of skipping it: back-pressure for importers, batch jobs and request handlers that can
-    /// afford to wait. Plain ``track(_:properties:)`` never waits.
+    /// Records one event, waiting while the backlog of events not yet written is full, or while
+    /// the outbox is at its caps, instead of skipping it or making the caps evict an older one:
+    /// back-pressure for importers, batch jobs and request handlers that can afford to wait.
+    /// Plain ``track(_:properties:)`` never waits.
     ///
-    /// It suspends (holding no thread) until the journal makes room or `timeLimit` passes on the
-    /// client's clock, then reports what happened; only then is a full backlog's event skipped.
+    /// It suspends (holding no thread) until the journal and the outbox make room (the outbox
+    /// makes room as the ingest takes batches) or `timeLimit` passes on the client's clock, then
+    /// reports what happened; only then is a full backlog's event skipped, or, at the outbox's
+    /// caps, the event taken and the oldest batch evicted, as `track()` would. So a burst
+    /// through it loses nothing to the caps while the ingest keeps up within the limit.
     /// A cancelled caller stops waiting at once, the same way. Before ``configure(_:)`` it takes
     /// the event at once, like `track`.
     ///

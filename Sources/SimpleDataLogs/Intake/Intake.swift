@@ -57,6 +57,12 @@ final class Intake: Sendable {
         await state.park { $0.letsWaiterGo(cost: cost) }
     }
 
+    /// Takes the outbox's room (after every change to what it stores), and wakes the waiting
+    /// callers that now fit. Plain `track()` never reads it.
+    func setOutboxRoom(_ room: OutboxRoom) {
+        resume(state.withLock { $0.setOutboxRoom(room) })
+    }
+
     /// Sets the backlog's bounds from the configuration.
     func setBacklog(events: Int, bytes: Int) {
         resume(state.withLock { $0.setBacklog(Backlog(events: events, bytes: bytes)) })

@@ -13,7 +13,8 @@ struct IntakeState: ParksWaiters {
         /// Skipped because the backlog is full; `firstInEpisode` asks for the one log line, which
         /// names the limit that was reached.
         case skippedBacklog(firstInEpisode: Bool, limit: Backlog)
-        /// The backlog is full and the caller asked to wait instead: nothing was counted yet.
+        /// The backlog is full, or the outbox has no room for what is in flight, and the caller
+        /// asked to wait instead: nothing was counted yet.
         case full
         /// Accepted, and the oldest held event was dropped to make room before `configure`;
         /// `firstInEpisode` asks for the one log line.
@@ -77,6 +78,9 @@ struct IntakeState: ParksWaiters {
     /// Their estimated memory (``Event/memoryCost``).
     private(set) var inFlightBytes = 0
     private(set) var backlog: Backlog
+    /// The outbox's room, as it last published it; `nil` until it does. Only callers that wait
+    /// look at it: plain `track()` never waits, and evicts at the caps as it always did.
+    private(set) var outboxRoom: OutboxRoom?
     let preConfigureLimit: Int
     /// Callers of `Intake.waitForRoom(cost:)`, oldest first.
     var waiters = WaiterQueue()
@@ -107,7 +111,9 @@ struct IntakeState: ParksWaiters {
     /// - Parameters:
     ///   - cost: The event's estimated memory, for the backlog's byte bound.
     ///   - waitsWhenFull: Whether a full backlog answers ``Acceptance/full`` (counting nothing,
-    ///     so the caller can wait and try again) instead of skipping the event.
+    ///     so the caller can wait and try again) instead of skipping the event. Such a caller is
+    ///     also told ``Acceptance/full`` while the outbox has no room for the events in flight
+    ///     and this one: taking it would make the caps evict an older one.
     ///   - makeEvent: Builds the event from a fresh id; must be cheap and must not call out (it
     ///     runs under the intake's lock).
     /// - Returns: The decision, and whether to wake the stage.
@@ -127,6 +133,7 @@ struct IntakeState: ParksWaiters {
                 return (.skippedBacklog(firstInEpisode: skippedInEpisode == 1, limit: backlog), false)
             }
         }
+        if waitsWhenFull && configured && !outboxHasRoom(cost: cost) { return (.full, false) }
         tracked += 1
         inFlight += 1
         inFlightBytes += cost
@@ -196,9 +203,24 @@ struct IntakeState: ParksWaiters {
         return takeWaitersThatFit()
     }
 
-    /// Whether an event of `cost` would fit, or waiting is pointless (shut down, not accepting).
+    /// Sets the outbox's room (the outbox publishes it after every change); returns the waiters
+    /// that now fit.
+    mutating func setOutboxRoom(_ room: OutboxRoom) -> [CheckedContinuation<Void, Never>] {
+        outboxRoom = room
+        return takeWaitersThatFit()
+    }
+
+    /// Whether an event of `cost` would fit, backlog and outbox, or waiting is pointless (shut
+    /// down, not accepting).
     func letsWaiterGo(cost: Int) -> Bool {
-        isShutDown || !accepting || backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost)
+        isShutDown || !accepting
+            || (backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost) && outboxHasRoom(cost: cost))
+    }
+
+    /// Whether the outbox can take the events in flight and one more of `cost` without its caps
+    /// evicting; true until the outbox has said how much room it has.
+    func outboxHasRoom(cost: Int) -> Bool {
+        outboxRoom?.fits(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost) ?? true
     }
 
     // MARK: Consumer
@@ -267,11 +289,16 @@ struct IntakeState: ParksWaiters {
         items.append(item)
     }
 
-    /// The oldest waiters, as many as there are free event slots: each may take one. Woken
-    /// waiters that lose the room to a plain `track()` simply wait again.
+    /// The oldest waiters, as many as there are free event slots in the backlog and the outbox:
+    /// each may take one. Woken waiters that lose the room to a plain `track()` simply wait again.
     private mutating func takeWaitersThatFit() -> [CheckedContinuation<Void, Never>] {
         guard inFlightBytes < backlog.bytes else { return [] }
-        return waiters.takeFirst(backlog.events - inFlight)
+        var slots = backlog.events - inFlight
+        if let outboxRoom {
+            guard inFlightBytes < outboxRoom.bytes else { return [] }
+            slots = min(slots, outboxRoom.events - inFlight)
+        }
+        return waiters.takeFirst(slots)
     }
 
     /// One wake-up per drain: the first append after a drain claims it.

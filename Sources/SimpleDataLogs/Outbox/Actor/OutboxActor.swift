@@ -131,6 +131,7 @@ actor OutboxActor {
     /// the batches of one pass go as one group and cost one wake-up, not one each; then posts the
     /// operation's queue changes to the uploader, coalescing consecutive joins into one change.
     func endOperation() {
+        publishRoom()
         if sealerWakeDue {
             sealerWakeDue = false
             sealer?.jobs.wake()
@@ -292,6 +293,7 @@ actor OutboxActor {
         } else {
             undurableOpenEvents += count
         }
+        publishRoom()
         if let ended = intake.release(count, bytes: cost) { problemLog.reportBacklogCleared(ended) }
     }
 
