@@ -2,7 +2,9 @@ extension SimpleDataLogsClient {
     /// Sends everything now and returns when that attempt ends.
     ///
     /// Every event tracked before the call is in the journal when this returns. Undelivered
-    /// events stay on disk. If the calling task is cancelled it returns at once; the data is
+    /// events stay on disk. It ignores a backoff the client chose after a failure, but not a
+    /// `Retry-After` from the ingest: while one runs, it sends nothing and returns at once, and
+    /// the batches go when the ingest said (the result's `remaining` counts them). If the calling task is cancelled it returns at once; the data is
     /// safe on disk either way. Before `configure` there is nothing to send, and it returns at once.
     /// - Returns: What was delivered and what remains.
     @discardableResult
@@ -18,7 +20,8 @@ extension SimpleDataLogsClient {
     /// collection off and deletes whatever did not make it.
     ///
     /// A cancelled caller does not cut it short: the send is bounded by `timeLimit` alone, and
-    /// collection is off when it returns either way.
+    /// collection is off when it returns either way. While the ingest's `Retry-After` runs, no
+    /// send is made (see ``flush()``).
     /// - Parameter timeLimit: How long the last send may take; 10 seconds by default.
     public func flushAndDisable(timeLimit: Duration = .seconds(10)) async {
         intake.stopAccepting()
@@ -71,6 +74,8 @@ extension SimpleDataLogsClient {
     /// shutdown runs in a cancelled task (a service group tearing down, a `withClient` scope left
     /// by cancellation) still gets its last send, and the call returns within about `timeLimit`
     /// even when the ingest never answers. Calls made while a shutdown runs wait for that one.
+    /// While the ingest's `Retry-After` runs, no send is made (see ``flush()``); the events stay
+    /// on disk for the next start.
     /// - Parameter timeLimit: How long the last send may take; 5 seconds by default. With
     ///   `.zero` no send is started: everything stays on disk for the next start.
     public func shutdown(timeLimit: Duration = .seconds(5)) async {

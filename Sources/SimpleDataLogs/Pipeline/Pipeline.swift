@@ -130,9 +130,9 @@ final class Pipeline: Sendable {
         return { input in await uploader.run(input) }
     }
 
-    /// Wakes the uploader for a pass over the queue (back online).
+    /// Back online: the uploader seals the open batch and makes a pass over the queue at once.
     func wakeUploader() {
-        uploaderSignals?.yield(.batchesAvailable)
+        uploaderSignals?.yield(.online)
     }
 
     /// Seals the open batch and has the uploader try every queued batch once; returns when that

@@ -56,27 +56,52 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         // Past the bound: answer now with what fits, and let the rest drain unobserved.
         if let overflowing, let response = dataTask.response {
-            overflowing.waiter.finish(.success((overflowing.body, response)))
+            overflowing.waiter.finish(.success(ReceivedAnswer(body: overflowing.body, response: response)))
         }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if let error {
+        if let error, let response = task.response as? HTTPURLResponse, (error as? URLError)?.code != .cancelled {
+            // The head arrived, then the body failed: a `Content-Encoding` that lies (libcurl
+            // cannot inflate it), a connection cut mid-body. The status is the answer (a 202
+            // means the batch was taken); reporting a failure instead had the batch resent
+            // forever, each resend failing the same way (issue 23).
+            exchange.waiter.finish(.success(ReceivedAnswer(body: exchange.body, response: response, bodyProblem: Self.describe(error))))
+        } else if let error {
             exchange.waiter.finish(.failure(error))
         } else if let response = task.response {
-            exchange.waiter.finish(.success((exchange.body, response)))
+            exchange.waiter.finish(.success(ReceivedAnswer(body: exchange.body, response: response)))
         } else {
             exchange.waiter.finish(.failure(URLError(.badServerResponse)))
         }
     }
 }
 
+extension SessionDelegate {
+    /// An error's words for a log line: the library's description, which for a failed decoding
+    /// names it ("Error while processing content unencoding: …" on Linux).
+    static func describe(_ error: any Error) -> String {
+        let error = error as NSError
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        let text = underlying?.localizedDescription ?? error.localizedDescription
+        return "\(text) (URLError \(error.code))"
+    }
+}
+
+/// What a request received: the body (at most ``SessionDelegate/maxBodyBytes``), the response,
+/// and why the body could not be read whole when its head arrived but the body then failed.
+struct ReceivedAnswer: Sendable {
+    var body: Data
+    var response: URLResponse
+    var bodyProblem: String?
+}
+
 /// The waiting side of one request: resumed exactly once, by the answer or by the caller's
 /// cancellation, whichever comes first; a cancellation before the request starts stops it.
 final class UploadWaiter: Sendable {
     private struct State: Sendable {
-        var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+        var continuation: CheckedContinuation<ReceivedAnswer, any Error>?
         var cancelled = false
     }
 
@@ -84,7 +109,7 @@ final class UploadWaiter: Sendable {
 
     /// Stores the continuation; `false` when the caller was cancelled first (the request is
     /// then not started).
-    func install(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
+    func install(_ continuation: CheckedContinuation<ReceivedAnswer, any Error>) -> Bool {
         state.withLock { state in
             guard !state.cancelled else { return false }
             state.continuation = continuation
@@ -96,7 +121,7 @@ final class UploadWaiter: Sendable {
     func markCancelled() { state.withLock { $0.cancelled = true } }
 
     /// Resumes the caller with `result` unless it was resumed already.
-    func finish(_ result: Result<(Data, URLResponse), any Error>) {
+    func finish(_ result: Result<ReceivedAnswer, any Error>) {
         let continuation = state.withLock { state in
             defer { state.continuation = nil }
             return state.continuation

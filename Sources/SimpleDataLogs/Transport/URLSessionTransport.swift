@@ -40,7 +40,9 @@ public final class URLSessionTransport: Transport {
 
     /// Sends the request with `upload(for:from:)`.
     /// - Parameter request: The request; its headers are sent unchanged, `Content-Type` included.
-    /// - Returns: The status, headers and body.
+    /// - Returns: The status, headers and body. When the head arrived but the body then failed (a
+    ///   `Content-Encoding` that lies, a connection cut mid-body), the answer still comes back,
+    ///   with ``UploadResponse/bodyProblem`` saying why: its status is what the server decided.
     /// - Throws: ``TransportError``: ``TransportError/Kind/cannotConnect`` when refused or offline,
     ///   ``TransportError/Kind/timedOut`` after the backstop timeout,
     ///   ``TransportError/Kind/cancelled`` when the calling task is cancelled.
@@ -53,24 +55,23 @@ public final class URLSessionTransport: Transport {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
         try checkCancellation()
-        let data: Data
-        let response: URLResponse
+        let received: ReceivedAnswer
         do {
-            (data, response) = try await upload(urlRequest, body: request.body)
+            received = try await upload(urlRequest, body: request.body)
         } catch {
             // A cancelled task can surface as URLError.cancelled or as another error racing it;
             // the cancellation is what the caller asked for, so it wins.
             if Task.isCancelled { throw TransportError(.cancelled, message: "the request was cancelled") }
             throw Self.classify(error)
         }
-        guard let http = response as? HTTPURLResponse else {
+        guard let http = received.response as? HTTPURLResponse else {
             throw TransportError(.other, message: "the answer was not an HTTP response")
         }
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
-        return UploadResponse(status: http.statusCode, headers: headers, body: data)
+        return UploadResponse(status: http.statusCode, headers: headers, body: received.body, bodyProblem: received.bodyProblem)
     }
 
     /// Sends one request through the session's delegate, with a cancellation that cannot
@@ -88,10 +89,10 @@ public final class URLSessionTransport: Transport {
     /// its answer or its backstop timeout. That is safe because every batch is idempotent
     /// (`SDL-Batch-ID`): an answer nobody reads leaves the batch on disk, and its resend is
     /// deduplicated. The same code runs on Apple platforms, so both behave alike.
-    private func upload(_ urlRequest: URLRequest, body: Data) async throws -> (Data, URLResponse) {
+    private func upload(_ urlRequest: URLRequest, body: Data) async throws -> ReceivedAnswer {
         let waiter = UploadWaiter()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ReceivedAnswer, any Error>) in
                 guard waiter.install(continuation) else {
                     return continuation.resume(throwing: CancellationError())
                 }

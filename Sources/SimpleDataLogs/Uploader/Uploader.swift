@@ -58,6 +58,11 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             switch signal {
             case .batchesAvailable:
                 await sendPass(after: .batchesAvailable)
+            case .online:
+                // Back online: the open batch is sealed first, so the events journaled while
+                // offline go in this pass instead of waiting for its timer (about 4 s).
+                await outbox.sealOpenBatch()
+                await sendPass(after: .batchesAvailable)
             case .timerFired(let generation):
                 await sendPass(after: .timerFired(generation: generation))
             case .flush(let barrier, let lastChance):

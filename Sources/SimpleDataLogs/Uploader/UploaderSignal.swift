@@ -9,4 +9,7 @@ enum UploaderSignal: Sendable {
     /// the barrier. A last chance (`flushAndDisable`, whose opt-out deletes what is left) makes
     /// its one try during a 401 pause too, as a probe.
     case flush(Barrier, lastChance: Bool)
+    /// `setOffline(false)`: seal the open batch and make a pass at once. What waited on disk goes
+    /// now, as the switch's documentation says, not when the open batch's timer runs out.
+    case online
 }

@@ -83,6 +83,7 @@ final class IngestHandler: Sendable {
         var scriptedDelay = Duration.zero
         var dropResponse = false
         var paddedTo = 0
+        var mislabeled = false
         if let scripted = storage.takeScriptedAnswer() {
             scriptedDelay = scripted.delay
             held = scripted.isHeld
@@ -110,6 +111,9 @@ final class IngestHandler: Sendable {
             case .paddedAnswer(let bytes):
                 record.isScripted = true
                 paddedTo = bytes
+            case .mislabeledAnswerEncoding:
+                record.isScripted = true
+                mislabeled = true
             }
         }
         func normalAnswer(_ status: Int, _ message: String) -> Reply {
@@ -150,7 +154,8 @@ final class IngestHandler: Sendable {
             let rejected = tally.rejections.map(\.json).joined(separator: ",")
             var json = "{\"accepted\":\(tally.accepted),\"duplicates\":\(tally.duplicates),\"rejected\":[\(rejected)]}"
             if paddedTo > json.utf8.count { json += String(repeating: " ", count: paddedTo - json.utf8.count) }
-            return Reply(response: .json(202, json, keepAlive: keepAlive), delay: addedLatency + scriptedDelay, isHeld: held)
+            let encoding: [(name: String, value: String)] = mislabeled ? [("Content-Encoding", "gzip")] : []
+            return Reply(response: .json(202, json, headers: encoding, keepAlive: keepAlive), delay: addedLatency + scriptedDelay, isHeld: held)
         }
     }
 

@@ -29,6 +29,10 @@ public struct ScriptedAnswer: Sendable, Hashable {
         /// spaces to `bytes` bytes: an answer far larger than any tally, which a client must not
         /// buffer whole.
         case paddedAnswer(bytes: Int)
+        /// Handle and count the request normally, and label the answer's plain JSON body
+        /// `Content-Encoding: gzip`: a header that lies, which a client's HTTP library fails to
+        /// decode. The status (202) still says the batch was taken.
+        case mislabeledAnswerEncoding
     }
 
     /// What happens to the request.
@@ -86,6 +90,9 @@ public struct ScriptedAnswer: Sendable, Hashable {
     public static func padded(to bytes: Int) -> ScriptedAnswer {
         ScriptedAnswer(.paddedAnswer(bytes: bytes))
     }
+
+    /// Handles the request normally and labels its plain answer gzip; see ``Action/mislabeledAnswerEncoding``.
+    public static let mislabeledAnswerEncoding = ScriptedAnswer(.mislabeledAnswerEncoding)
 
     /// Closes the connection before reading the request; see ``Action/closeBeforeReading``.
     public static let closeBeforeReading = ScriptedAnswer(.closeBeforeReading)

@@ -116,7 +116,7 @@ struct DeliveryTests {
         }
     }
 
-    @Test("5xx and 429 back off, honouring Retry-After in seconds and as an HTTP date; flush ignores the backoff")
+    @Test("5xx and 429 back off, honouring Retry-After in seconds and as an HTTP date, flushes included; then the timer sends")
     func retryAfter() async throws {
         for retryAfter in ["120", "Wed, 02 Dec 2026 10:02:00 GMT"] {
             try await withDelivery { delivery in
@@ -131,6 +131,10 @@ struct DeliveryTests {
                 #expect(after >= .seconds(120) && after <= .seconds(300), "\(retryAfter): waits \(after)")
                 #expect(reason.contains("503"))
                 await delivery.client.flush()
+                #expect(delivery.ingest.summary.requests == 1, "\(retryAfter): a flush waits for the Retry-After too")
+                try #require(await delivery.test.clock.waitForSleepers(count: 1), "the backoff timer started")
+                delivery.test.clock.advance(by: after)
+                #expect(await delivery.ingest.waitForEvents(count: 3))
                 #expect(delivery.deliveredSeqs == [0, 1, 2])
             }
         }

@@ -193,14 +193,14 @@ struct UploaderStateMachineTests {
         #expect(!step.actions.contains { if case .markDelivered = $0 { true } else { false } })
     }
 
-    @Test("while backing off only a flush starts a pass; the backoff's own timer does, a stale one does not")
+    @Test("while backing off only a flush starts a pass (not under a Retry-After); the backoff's own timer does, a stale one does not")
     func passesDuringBackoff() throws {
         var machine = Self.machine()
         let step = Self.answer(&machine, Self.status(503, headers: ["Retry-After": "30"]), for: Self.batch(0), at: Self.start)
         let (delay, generation) = try #require(Self.timers(step.actions).first)
         #expect(delay == .seconds(30), "Retry-After wins over a shorter jittered wait")
         #expect(!Self.starts(&machine, .batchesAvailable, at: Self.start.advanced(by: .seconds(10))))
-        #expect(Self.starts(&machine, .flush(lastChance: false), at: Self.start.advanced(by: .seconds(10))))
+        #expect(!Self.starts(&machine, .flush(lastChance: false), at: Self.start.advanced(by: .seconds(10))), "a Retry-After holds a flush too")
         #expect(!Self.starts(&machine, .timerFired(generation: generation - 1), at: Self.start.advanced(by: .seconds(10))), "stale")
         #expect(machine.resumeAt != nil, "a stale timer changes nothing")
         #expect(Self.starts(&machine, .timerFired(generation: generation), at: Self.start.advanced(by: .seconds(30))))

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// | answer | attempt | action |
 /// | --- | --- | --- |
-/// | 202 | any | ``Action/delete(rejected:)`` with the body's `rejected` list; an unreadable body still deletes (the edge took the batch) |
+/// | 202 | any | ``Action/delete(rejected:)`` with the body's `rejected` list; an unreadable body (``unreadableBody(of:)``) still deletes (the edge took the batch) |
 /// | 401 | any | ``Action/pauseForKey``: stop sending, log one configuration error, probe per ``KeyProbeSchedule`` |
 /// | 413 | more than one event | ``Action/split``: two new batches, each half, written before the parent is deleted |
 /// | 413 | one event (or none) | ``Action/dropTooLarge``: the event can never fit; drop it with a log line |
@@ -121,6 +121,23 @@ enum AnswerPolicy {
     static func rejections(in body: Data) -> [Rejection] {
         struct Accepted: Decodable { var rejected: [Rejection]? }
         return (try? JSONDecoder().decode(Accepted.self, from: body))?.rejected ?? []
+    }
+
+    /// Why an answer's body cannot be read as the contract's JSON, or `nil` when it can (an
+    /// empty body is a tally with nothing in it). For a 202 this changes nothing but a log line:
+    /// the status says the batch was taken, so it is deleted, with any rejections unknown.
+    /// - Parameter response: The answer.
+    /// - Returns: The reason, for the log line.
+    static func unreadableBody(of response: UploadResponse) -> String? {
+        if let problem = response.bodyProblem { return problem }
+        guard !response.body.isEmpty else { return nil }
+        // Any JSON object is a tally (its fields are optional); anything else is not.
+        struct Object: Decodable {}
+        guard (try? JSONDecoder().decode(Object.self, from: response.body)) != nil else {
+            let encoding = response.header("Content-Encoding").map { ", Content-Encoding \($0)" } ?? ""
+            return "\(response.body.count) bytes that are not a JSON object\(encoding)"
+        }
+        return nil
     }
 
     /// The `error` text of an error body, for the log line; `nil` when there is none.

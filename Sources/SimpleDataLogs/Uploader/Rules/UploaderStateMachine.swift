@@ -79,6 +79,11 @@ where Instant.Duration == Duration {
     private(set) var probe = KeyProbeSchedule<Instant>()
     /// Set while backing off: no pass but a flush starts before it.
     private(set) var resumeAt: Instant?
+    /// Until when the ingest asked not to be called (`Retry-After`): no pass starts before it,
+    /// flushes included. The edge said when; a flush that broke that would be the client the
+    /// header exists to slow down (issue 23). A backoff the client drew itself still gives way
+    /// to a flush.
+    private(set) var retryAfterUntil: Instant?
     private(set) var timerGeneration = 0
     private var random: Random
     private var failureEpisodeLogged = false
@@ -90,6 +95,11 @@ where Instant.Duration == Duration {
     private(set) var demoted: Set<UUID> = []
     private var unreadableLogged = false
     private var rejectionLogged = false
+    /// One line per client for a 202 whose body could not be read, and one for a 202 whose
+    /// rejections outnumber its batch: both are the edge (or something posing as it) breaking
+    /// the contract, which a line per batch would only repeat.
+    private var unreadableAnswerLogged = false
+    private var excessRejectionsLogged = false
 
     init(maxConcurrentRequests: Int, backoffScale: Double, random: Random) {
         self.maxConcurrentRequests = max(1, maxConcurrentRequests)
@@ -100,7 +110,8 @@ where Instant.Duration == Duration {
     // MARK: Passes
 
     /// Whether a wake-up starts a pass now. A stale timer does not; a backoff holds every pass
-    /// but a flush; a 401 pause holds every pass but a last-chance flush until the probe is due.
+    /// but a flush; a `Retry-After` holds every pass, flushes too, until the time it gave; a 401
+    /// pause holds every pass but a last-chance flush until the probe is due.
     mutating func startsPass(after wake: Wake, at now: Instant) -> Bool {
         var ignoresBackoff = false
         var ignoresPause = false
@@ -115,6 +126,7 @@ where Instant.Duration == Duration {
             ignoresPause = lastChance
         }
         if probe.isPaused && !probe.maySend(at: now) && !ignoresPause { return false }
+        if let retryAfterUntil, now < retryAfterUntil { return false }
         if !ignoresBackoff, let resumeAt, now < resumeAt { return false }
         return true
     }
@@ -218,9 +230,21 @@ where Instant.Duration == Duration {
     ) -> Step {
         let id = EventEncoder.lowercaseString(batch.id)
         switch AnswerPolicy.action(for: outcome, attempt: attempt, now: wallNow) {
-        case .delete(let rejected):
+        case .delete(let listed):
             forget(batch.id)
+            // More rejections than events cannot be true: counted as the whole batch rejected
+            // at most, never as a negative delivery (a 202 listing 4 for 2 events was reported
+            // as "delivered −2").
+            let rejected = Array(listed.prefix(batch.eventCount))
             var actions: [Action] = [.markDelivered(batch.id, rejected: rejected.count)]
+            if listed.count > batch.eventCount, !excessRejectionsLogged {
+                excessRejectionsLogged = true
+                actions.append(.log(.warning, "The ingest's 202 for batch \(id) listed \(listed.count) rejections for \(batch.eventCount) events, which breaks the ingest API; counted \(batch.eventCount) rejected. Is the endpoint the ingest itself? Later such answers are counted, not logged."))
+            }
+            if case .answered(let response) = outcome, let problem = AnswerPolicy.unreadableBody(of: response), !unreadableAnswerLogged {
+                unreadableAnswerLogged = true
+                actions.append(.log(.warning, "The ingest accepted batch \(id) (202), but its answer could not be read (\(problem)); counted delivered, with any rejections unknown. Later such answers are counted, not logged."))
+            }
             if backoff.consecutiveFailures > 0 || failureEpisodeLogged {
                 actions.append(.log(.info, "The ingest answers again; delivered batch \(id) after \(backoff.consecutiveFailures) failed tries."))
             }
@@ -228,6 +252,7 @@ where Instant.Duration == Duration {
                 actions.append(.log(.info, "The ingest accepts the key again; uploads resumed after \(probe.consecutiveUnauthorized) 401 answer(s)."))
             }
             failureEpisodeLogged = false
+            retryAfterUntil = nil
             backoff.recordSuccess()
             probe.recordAccepted()
             let reported = rejected.map { RejectedEvent(index: $0.index, eventID: $0.eventID, reason: $0.reason) }
@@ -304,6 +329,7 @@ where Instant.Duration == Duration {
                 failureRound += 1
                 delay = drawn
                 resumeAt = now.advanced(by: delay)
+                if let retryAfter { holdForRetryAfter(retryAfter, now: now) }
                 actions.append(startTimer(after: delay))
                 let why = retryAfter.map { "the ingest's Retry-After of \(LogFormat.duration($0))" }
                     ?? "backoff after \(backoff.consecutiveFailures) failed tries in a row"
@@ -355,8 +381,7 @@ where Instant.Duration == Duration {
     /// - Returns: The wait from `now` until the next try.
     private mutating func sameRound(resumeAt: Instant, retryAfter: Duration?, now: Instant, actions: inout [Action]) -> Duration {
         if let retryAfter {
-            var asked = min(max(retryAfter, .zero), Backoff.retryAfterCap)
-            if backoffScale != 1 { asked = asked * backoffScale }
+            let asked = holdForRetryAfter(retryAfter, now: now)
             if now.advanced(by: asked) > resumeAt {
                 self.resumeAt = now.advanced(by: asked)
                 actions.append(startTimer(after: asked))
@@ -367,6 +392,18 @@ where Instant.Duration == Duration {
         let remaining = max(.zero, now.duration(to: resumeAt))
         actions.append(.log(.debug, "Next try in \(LogFormat.duration(remaining)) (this request was in flight when the round's failure was counted; counted once)."))
         return remaining
+    }
+
+    /// Holds every pass, flushes included, for what the edge's `Retry-After` asked (capped at
+    /// 1 hour, scaled like every wait); a later, longer one moves the hold.
+    /// - Returns: The wait asked for.
+    @discardableResult
+    private mutating func holdForRetryAfter(_ retryAfter: Duration, now: Instant) -> Duration {
+        var asked = min(max(retryAfter, .zero), Backoff.retryAfterCap)
+        if backoffScale != 1 { asked = asked * backoffScale }
+        let until = now.advanced(by: asked)
+        if retryAfterUntil.map({ $0 < until }) ?? true { retryAfterUntil = until }
+        return asked
     }
 
     /// A local fault (a file that cannot be read, halves the disk would not take) kept a batch
