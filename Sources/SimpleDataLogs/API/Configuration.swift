@@ -109,9 +109,10 @@ extension SimpleDataLogsClient {
             self.limits = limits
         }
 
-        /// A configuration for a busy server: batches of 1,000 events, 4 requests in flight, and
+        /// A configuration for a busy server: batches of 1,000 events, 4 requests in flight,
         /// ``Limits/server`` (an outbox for an hour's outage at 1,000 events a second, a backlog
-        /// for a burst of 100,000). Change any field afterwards.
+        /// for a burst of 100,000), and activity tracking off: a server has no app state, so its
+        /// events carry no `app_state` or `engaged_ms`. Change any field afterwards.
         ///
         /// ```swift
         /// let analytics = SimpleDataLogsClient()
@@ -124,7 +125,7 @@ extension SimpleDataLogsClient {
         /// - Returns: The configuration.
         public static func server(ingestKey: String, endpoint: URL = defaultEndpoint, storageDirectory: URL? = nil) -> Configuration {
             Configuration(
-                ingestKey: ingestKey, endpoint: endpoint, storageDirectory: storageDirectory,
+                ingestKey: ingestKey, endpoint: endpoint, activity: .off, storageDirectory: storageDirectory,
                 batchSize: 1_000, maxConcurrentRequests: 4, limits: .server
             )
         }

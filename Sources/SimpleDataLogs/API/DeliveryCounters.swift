@@ -10,8 +10,8 @@
 /// ``isBalanced`` checks it. Each side is counted by a different stage, so the law catches an
 /// event lost or counted twice between stages. A snapshot is read stage by stage while events
 /// move, so it balances exactly only when the pipeline is quiet (after `flush()`, for example).
-/// Calls ignored while collection is off (``ignoredWhileDisabled``) were never taken, and stand
-/// outside the law.
+/// Calls ignored while collection is off (``ignoredWhileDisabled``) or after `shutdown()`
+/// (``ignoredAfterShutdown``) were never taken, and stand outside the law.
 public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     /// Events taken by `track()` (and by autocapture).
     public var tracked = 0
@@ -61,6 +61,9 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     public var pendingOnDisk = 0
     /// `track()` calls made while collection was off; never taken, outside the law.
     public var ignoredWhileDisabled = 0
+    /// `track()` calls made after ``SimpleDataLogsClient/shutdown(timeLimit:)`` began; never
+    /// taken, outside the law. The first is logged once.
+    public var ignoredAfterShutdown = 0
     /// Damaged records skipped at launch (a torn tail, a bad checksum); their events were never
     /// counted as recovered, so they stand outside the law. Each file with damage is logged once.
     public var damagedRecords = 0

@@ -11,7 +11,8 @@ extension SimpleDataLogsClient {
     /// ```
     ///
     /// A value below its floor (zero, negative, or too small to hold one request) is replaced by
-    /// the standard value, with one log line at `configure`.
+    /// the value of the profile the limits came from (``server``'s for limits made from it,
+    /// ``standard``'s otherwise), with one log line at `configure`.
     public struct Limits: Sendable, Equatable {
         /// The most events the outbox keeps on disk; past it the oldest batches are dropped, and
         /// counted in ``DeliveryCounters/evictedByCaps``. 10,000 by default.
@@ -27,6 +28,9 @@ extension SimpleDataLogsClient {
         /// properties, so that a burst of large events is bounded by bytes, not only by count.
         /// 16 MiB by default; at least 262,144.
         public var backlogBytes: Int
+        /// Whose values replace a value below its floor: ``server``'s for limits made from it, so
+        /// one nonsense value in a server's limits does not shrink it to an app's.
+        private var fallsBackToServer = false
 
         /// Creates limits; every parameter defaults to the product's number.
         /// - Parameters:
@@ -59,27 +63,41 @@ extension SimpleDataLogsClient {
         ///
         /// The cost: up to 1 GB of disk, read once at launch to take stock after an outage, and
         /// up to 256 MiB of memory during a burst.
-        public static let server = Limits(
-            outboxEvents: 4_000_000,
-            outboxBytes: 1_000_000_000,
-            outboxFiles: 5_000,
-            backlogEvents: 100_000,
-            backlogBytes: 256 << 20
-        )
+        public static let server: Limits = {
+            var limits = Limits(
+                outboxEvents: 4_000_000,
+                outboxBytes: 1_000_000_000,
+                outboxFiles: 5_000,
+                backlogEvents: 100_000,
+                backlogBytes: 256 << 20
+            )
+            limits.fallsBackToServer = true
+            return limits
+        }()
+
+        /// Limits are equal when their numbers are: where a nonsense value falls back to is not
+        /// part of what they are.
+        public static func == (lhs: Limits, rhs: Limits) -> Bool {
+            lhs.outboxEvents == rhs.outboxEvents && lhs.outboxBytes == rhs.outboxBytes && lhs.outboxFiles == rhs.outboxFiles
+                && lhs.backlogEvents == rhs.backlogEvents && lhs.backlogBytes == rhs.backlogBytes
+        }
 
         /// The smallest sensible value of each byte limit: one full request (256 KiB).
         static let minimumBytes = 262_144
 
-        /// These limits with every value below its floor replaced by the standard one, and one
-        /// line per replaced value saying so. Pure, so the rule is tested without a client.
+        /// These limits with every value below its floor replaced by their profile's (``server``'s
+        /// or ``standard``'s), and one line per replaced value saying so. Pure, so the rule is
+        /// tested without a client.
         func validated() -> (limits: Limits, problems: [String]) {
             var limits = self
             var problems: [String] = []
+            let profile = fallsBackToServer ? Limits.server : Limits.standard
+            let profileName = fallsBackToServer ? "the server profile's value" : "the default"
             func check(_ path: WritableKeyPath<Limits, Int>, _ name: String, floor: Int) {
                 guard limits[keyPath: path] < floor else { return }
-                let standard = Limits.standard[keyPath: path]
-                problems.append("limits.\(name) = \(limits[keyPath: path]) is below its floor of \(floor); using the default, \(standard).")
-                limits[keyPath: path] = standard
+                let fallback = profile[keyPath: path]
+                problems.append("limits.\(name) = \(limits[keyPath: path]) is below its floor of \(floor); using \(profileName), \(fallback).")
+                limits[keyPath: path] = fallback
             }
             check(\.outboxEvents, "outboxEvents", floor: 1)
             check(\.outboxBytes, "outboxBytes", floor: Self.minimumBytes)

@@ -8,7 +8,7 @@ extension SimpleDataLogsClient {
         case skippedBacklogFull
         /// Collection is off (``setEnabled(_:)``); not counted as tracked.
         case ignoredWhileDisabled
-        /// The client is shut down; not counted.
+        /// The client is shut down; counted in ``DeliveryCounters/ignoredAfterShutdown`` only.
         case ignoredAfterShutdown
     }
 
@@ -54,7 +54,10 @@ extension SimpleDataLogsClient {
             )
         }
         let intake = intake
-        if let outcome = Self.outcome(of: intake.accept(cost: cost, waitsWhenFull: true, make)) { return outcome }
+        let first = intake.accept(cost: cost, waitsWhenFull: true, make)
+        // A call after shutdown logs once, like `track()`.
+        if case .ignoredAfterShutdown = first { report(first) }
+        if let outcome = Self.outcome(of: first) { return outcome }
         let clock = clock
         // Waiting for room races the limit. A late result is kept, so an event taken just as the
         // limit ran out is reported taken.

@@ -131,9 +131,11 @@ extension SimpleDataLogsClient {
     /// Logs the first event of an episode of skipping or dropping; the counters carry the rest.
     func report(_ acceptance: Intake.Acceptance) {
         switch acceptance {
-        case .accepted, .ignoredWhileDisabled, .ignoredAfterShutdown, .full,
+        case .accepted, .ignoredWhileDisabled, .ignoredAfterShutdown(first: false), .full,
              .skippedBacklog(firstInEpisode: false, _), .acceptedDroppingOldest(firstInEpisode: false):
             return
+        case .ignoredAfterShutdown(first: true):
+            logger.warning("track() was called after shutdown(); the event is ignored, and so is every later one (counted in counters.ignoredAfterShutdown, not logged again). Stop the work that tracks before shutting the client down.")
         case .skippedBacklog(firstInEpisode: true, let backlog):
             logger.warning("More than \(backlog.events) events (or \(backlog.bytes / 1_048_576) MiB) are waiting to be written; new events are skipped (and counted) until the journal catches up. Track less often in hot loops, raise Configuration.limits.backlogEvents, or use track(_:properties:deviceID:waitingUpTo:) to wait instead.")
         case .acceptedDroppingOldest(firstInEpisode: true):

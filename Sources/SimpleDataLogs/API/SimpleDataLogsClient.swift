@@ -93,8 +93,7 @@ public final class SimpleDataLogsClient: Sendable {
         logger.warning("A configured client was released without shutdown(): its queued events are kept on disk for the next launch, and its threads and files are released. Call shutdown() to send them now.")
         let finished = faults.releasedWithoutShutdown
         let metrics = metrics
-        Task {
-            await pipeline.shutDown(timeLimit: .zero)
+        pipeline.shutDownInBackground {
             await metrics.finish()
             finished?()
         }

@@ -114,6 +114,24 @@ extension ThreadExecutor: TaskExecutor {
     }
 }
 
+extension Task where Success == Void, Failure == Never {
+    /// Starts a task that runs on `executor`'s thread (where the platform has task executors:
+    /// Linux, and Apple platforms from macOS 15 / iOS 18), not on the cooperative pool, so it
+    /// starts and resumes even while the pool is busy; elsewhere a plain task.
+    ///
+    /// The pipeline's own tasks start this way: a released client's teardown that waited for a
+    /// free pool thread stayed queued while its caller went on making clients on the pool, and
+    /// their threads piled up (issue 23: 18,352 at peak; `ReleasedClientThreadTests`).
+    @discardableResult
+    static func preferring(_ executor: ThreadExecutor, operation: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {
+        if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, *) {
+            Task(executorPreference: executor, operation: operation)
+        } else {
+            Task(operation: operation)
+        }
+    }
+}
+
 extension TaskGroup where ChildTaskResult == Void {
     /// Adds a child task that prefers `executor`, where the platform has task executors (Linux,
     /// and Apple platforms from macOS 15 / iOS 18); elsewhere a plain child task.

@@ -145,8 +145,23 @@ final class Intake: Sendable {
     }
 
     /// The intake's part of the counters.
-    var snapshot: (tracked: Int, skippedBacklog: Int, droppedBeforeConfigure: Int, ignoredWhileDisabled: Int, inFlight: Int) {
-        state.withLock { ($0.tracked, $0.skippedBacklog, $0.droppedBeforeConfigure, $0.ignoredWhileDisabled, $0.inFlight) }
+    var snapshot: IntakeCounts {
+        state.withLock {
+            IntakeCounts(
+                tracked: $0.tracked, skippedBacklog: $0.skippedBacklog, droppedBeforeConfigure: $0.droppedBeforeConfigure,
+                ignoredWhileDisabled: $0.ignoredWhileDisabled, ignoredAfterShutdown: $0.ignoredAfterShutdown, inFlight: $0.inFlight
+            )
+        }
+    }
+
+    /// The intake's part of the counters, read under its lock at once.
+    struct IntakeCounts: Sendable {
+        var tracked: Int
+        var skippedBacklog: Int
+        var droppedBeforeConfigure: Int
+        var ignoredWhileDisabled: Int
+        var ignoredAfterShutdown: Int
+        var inFlight: Int
     }
 
     /// How many items wait to be drained (events and calls), for tests of the bounds.

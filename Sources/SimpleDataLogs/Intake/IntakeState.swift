@@ -19,7 +19,8 @@ struct IntakeState: ParksWaiters {
         /// Accepted, and the oldest held event was dropped to make room before `configure`;
         /// `firstInEpisode` asks for the one log line.
         case acceptedDroppingOldest(firstInEpisode: Bool)
-        case ignoredAfterShutdown
+        /// The client is shut down: ignored and counted; `first` asks for the one log line.
+        case ignoredAfterShutdown(first: Bool)
     }
 
     /// What ``enqueueActivity(_:at:)`` did.
@@ -92,6 +93,9 @@ struct IntakeState: ParksWaiters {
     private(set) var skippedBacklog = 0
     private(set) var droppedBeforeConfigure = 0
     private(set) var ignoredWhileDisabled = 0
+    /// `track()` calls after `shutdown()`: a server's handlers that go on tracking while it shuts
+    /// down would otherwise lose events without a trace (issue 23).
+    private(set) var ignoredAfterShutdown = 0
     private var ids = EventIDGenerator()
     /// Activity reports among `items` (``maxQueuedActivities``).
     private(set) var queuedActivities = 0
@@ -118,7 +122,10 @@ struct IntakeState: ParksWaiters {
     ///     runs under the intake's lock).
     /// - Returns: The decision, and whether to wake the stage.
     mutating func accept(cost: Int, waitsWhenFull: Bool, _ makeEvent: (inout EventIDGenerator) -> Event) -> (Acceptance, wakes: Bool) {
-        if isShutDown { return (.ignoredAfterShutdown, false) }
+        if isShutDown {
+            ignoredAfterShutdown += 1
+            return (.ignoredAfterShutdown(first: ignoredAfterShutdown == 1), false)
+        }
         guard accepting else {
             ignoredWhileDisabled += 1
             return (.ignoredWhileDisabled, false)

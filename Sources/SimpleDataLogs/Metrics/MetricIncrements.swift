@@ -37,6 +37,8 @@ public struct MetricIncrements: Sendable, Hashable {
     public var delivered = 0
     /// `track()` calls made while collection was off. See ``DeliveryCounters/ignoredWhileDisabled``.
     public var ignoredWhileDisabled = 0
+    /// `track()` calls made after shutdown. See ``DeliveryCounters/ignoredAfterShutdown``.
+    public var ignoredAfterShutdown = 0
     /// Damaged records skipped at launch. See ``DeliveryCounters/damagedRecords``.
     public var damagedRecords = 0
     /// Requests the ingest answered. See ``MetricSnapshot/requestsAnswered``.
@@ -64,6 +66,7 @@ public struct MetricIncrements: Sendable, Hashable {
         lostFromDisk = gained(\.lostFromDisk)
         delivered = gained(\.delivered)
         ignoredWhileDisabled = gained(\.ignoredWhileDisabled)
+        ignoredAfterShutdown = gained(\.ignoredAfterShutdown)
         damagedRecords = gained(\.damagedRecords)
         requestsAnswered = max(0, current.requestsAnswered - previous.requestsAnswered)
     }

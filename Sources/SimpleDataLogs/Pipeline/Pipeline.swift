@@ -67,7 +67,9 @@ final class Pipeline: Sendable {
         let sealerChannel = SealerChannel { toOutbox.wake() }
         self.sealerChannel = sealerChannel
         let sealer = SealerActor(fileSystem: faults.fileSystem, crashPoint: faults.crashPoint, executor: sealerExecutor)
-        sealerTask = Task {
+        // Each owning task runs on one of the pipeline's threads, not the cooperative pool (see
+        // `Task.preferring`): starting, waiting for its loop and ending need no pool thread.
+        sealerTask = Task.preferring(sealerExecutor) {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask(preferring: sealer.executor) { await sealer.run(sealerChannel) }
             }
@@ -96,7 +98,7 @@ final class Pipeline: Sendable {
                 reports: reports, counters: counters, intake: intake, signals: signalInput, feed: batchFeed, executor: uploaderExecutor
             )
             let executor = uploaderExecutor
-            uploaderTask = Task {
+            uploaderTask = Task.preferring(executor) {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask(preferring: executor) { await uploader(signals) }
                 }
@@ -106,7 +108,7 @@ final class Pipeline: Sendable {
             feed = nil
             uploaderTask = nil
         }
-        stagesTask = Task {
+        stagesTask = Task.preferring(stagesExecutor) {
             if let feed { await outbox.attach(feed: feed) }
             await withTaskGroup(of: Void.self) { group in
                 // Each loop prefers its actor's thread, so that it is woken there, not on the pool.
@@ -163,7 +165,9 @@ final class Pipeline: Sendable {
     func shutDown(timeLimit: Duration, finished: @escaping @Sendable () -> Void = {}) async {
         let task: Task<Void, Never> = shutdownTask.withLock { task in
             if let task { return task }
-            let started = Task {
+            // On the pipeline's own thread: a released client's teardown must not wait for a free
+            // pool thread while its caller goes on making clients on the pool.
+            let started = Task.preferring(stagesExecutor) {
                 await self.runShutdown(timeLimit: timeLimit)
                 finished()
             }
@@ -171,6 +175,16 @@ final class Pipeline: Sendable {
             return started
         }
         await task.value
+    }
+
+    /// A client released without `shutdown()`: shuts down with no time for a send, then runs
+    /// `then`, in a task on the pipeline's own thread, started at once whether or not the
+    /// cooperative pool has a free thread.
+    func shutDownInBackground(then: @escaping @Sendable () async -> Void) {
+        Task.preferring(stagesExecutor) { [self] in
+            await shutDown(timeLimit: .zero)
+            await then()
+        }
     }
 
     private func runShutdown(timeLimit: Duration) async {

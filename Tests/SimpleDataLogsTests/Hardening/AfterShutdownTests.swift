@@ -29,3 +29,25 @@ struct AfterShutdownTests {
         }
     }
 }
+
+@Suite("Hardening: track() after shutdown is logged once and counted", .stuckTestLimit)
+struct TrackAfterShutdownTests {
+    @Test("50,000 track() calls after shutdown: one warning line, counted in ignoredAfterShutdown (and in the metric increments), nothing tracked")
+    func trackAfterShutdown() async {
+        await withTestClient { test in
+            test.client.track("before")
+            await shutDown(test.client)
+            for seq in 0..<50_000 { test.client.track("after", properties: ["seq": .int(Int64(seq))]) }
+            let outcome = await test.client.track("after", waitingUpTo: .seconds(1))
+            #expect(outcome == .ignoredAfterShutdown)
+            let counters = test.client.counters
+            #expect(counters.ignoredAfterShutdown == 50_001, "\(counters)")
+            #expect(counters.tracked == 1 && counters.isBalanced, "\(counters)")
+            let lines = test.log.lines.filter { $0.message.contains("after shutdown()") }
+            #expect(lines.count == 1 && lines.first?.level == .warning, "\(lines)")
+            let increments = MetricIncrements(from: MetricSnapshot(counters: DeliveryCounters(), requestsAnswered: 0, lastRoundTrip: nil),
+                                              to: MetricSnapshot(counters: counters, requestsAnswered: 0, lastRoundTrip: nil))
+            #expect(increments.ignoredAfterShutdown == 50_001)
+        }
+    }
+}

@@ -58,3 +58,54 @@ struct ReleasedClientTests {
     }
 }
 #endif
+
+#if os(Linux)
+@Suite("Hardening: clients released in a loop keep the thread count bounded", .stuckTestLimit)
+struct ReleasedClientThreadTests {
+    /// Threads of this process named by the SDK (`sdl.stages`, `sdl.outbox`, …).
+    static func sdlThreads() -> Int {
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return ids.filter { id in
+            ((try? String(contentsOfFile: "/proc/self/task/\(id)/comm", encoding: .utf8)) ?? "").hasPrefix("sdl.")
+        }.count
+    }
+
+    /// Until issue 23 a released client's teardown was a task on the cooperative pool: while the
+    /// pool was busy (a server making clients in a loop on it), no teardown started, and every
+    /// client's four threads stayed (18,352 at peak). With every pool thread blocked, each
+    /// released client must still give its threads back, so the count never grows.
+    @Test("50 clients configured and released one after another while the cooperative pool is blocked: each gives its threads back at once")
+    func releasedWhilePoolIsBusy() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (released, baseline, peak) = try await whileCooperativePoolIsBlocked { () -> (Int, Int, Int) in
+            // Counted with the pool blocked: other tests' clients cannot start meanwhile.
+            let baseline = Self.sdlThreads()
+            var peak = 0
+            for round in 0..<50 {
+                let done = DispatchSemaphore(value: 0)
+                do {
+                    var tuning = ClientTuning()
+                    tuning.startsUploader = false
+                    var faults = FaultInjection()
+                    faults.releasedWithoutShutdown = { done.signal() }
+                    let client = SimpleDataLogsClient(
+                        clock: ManualClock(), wallClock: SettableWallClock(), logSink: RecordingLogSink(), tuning: tuning,
+                        faults: faults, environment: [:]
+                    )
+                    client.configure(SimpleDataLogsClient.Configuration(
+                        ingestKey: "sdl_pub_test0000000000", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: directory.url
+                    ))
+                    client.track("released", properties: ["round": .int(Int64(round))])
+                    peak = max(peak, Self.sdlThreads())
+                }
+                // Released: its teardown must end without a pool thread (bounded in real time).
+                guard done.wait(timeout: .after(.seconds(30))) == .success else { return (round, baseline, peak) }
+            }
+            return (50, baseline, peak)
+        }
+        #expect(released == 50, "client \(released) was never given back while the pool was busy; \(Self.sdlThreads()) SDK threads")
+        #expect(peak <= baseline + 16, "\(peak) of the SDK's threads at once (\(baseline) before)")
+    }
+}
+#endif

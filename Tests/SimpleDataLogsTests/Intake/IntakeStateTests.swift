@@ -140,7 +140,9 @@ struct IntakeStateTests {
     func shutDown() {
         var state = Self.configured()
         _ = state.shutDown()
-        #expect(Self.track(&state).0 == .ignoredAfterShutdown)
+        #expect(Self.track(&state).0 == .ignoredAfterShutdown(first: true))
+        #expect(Self.track(&state).0 == .ignoredAfterShutdown(first: false))
+        #expect(state.ignoredAfterShutdown == 2)
         #expect(state.enqueue(.setDeviceID("d")).refused)
         #expect(state.letsWaiterGo(cost: .max))
         #expect(state.tracked == 0 && state.items.isEmpty)

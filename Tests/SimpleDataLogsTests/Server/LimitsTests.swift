@@ -166,3 +166,35 @@ struct ServerBurstTests {
         }
     }
 }
+
+@Suite("Servers: the server profile keeps its own numbers and carries no app state", .stuckTestLimit)
+struct ServerProfileTests {
+    @Test("a nonsense value inside the server profile falls back to the profile's value, not the app's, with one line saying so")
+    func nonsenseInServerProfile() {
+        var limits = SimpleDataLogsClient.Configuration.server(ingestKey: "sdl_sec_test0000000000").limits
+        limits.outboxFiles = 0
+        limits.backlogEvents = -1
+        let (validated, problems) = limits.validated()
+        #expect(validated == .server, "\(validated)")
+        #expect(problems.count == 2 && problems.allSatisfy { $0.contains("server profile") }, "\(problems)")
+        #expect(problems.contains { $0.contains("limits.outboxFiles = 0") && $0.contains("5000") })
+        var app = SimpleDataLogsClient.Limits.standard
+        app.outboxFiles = 0
+        #expect(app.validated().limits == .standard, "an app's limits still fall back to the app's numbers")
+    }
+
+    @Test("server profile events reach a real ingest without app_state or engaged_ms")
+    func noAppState() async throws {
+        try await withDelivery(adjust: { configuration in
+            let server = SimpleDataLogsClient.Configuration.server(ingestKey: configuration.ingestKey, endpoint: configuration.endpoint)
+            configuration.activity = server.activity
+            configuration.limits = server.limits
+        }) { delivery in
+            delivery.track(0..<3, name: "request_served")
+            let result = try await withTimeLimit(waitingFor: "flush() to deliver") { await delivery.client.flush() }
+            #expect(result.delivered == 3)
+            let events = delivery.ingest.receivedEvents
+            #expect(events.count == 3 && events.allSatisfy { $0.appState == nil && $0.engagedMilliseconds == nil }, "\(events)")
+        }
+    }
+}

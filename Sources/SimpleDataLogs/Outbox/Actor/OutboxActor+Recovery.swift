@@ -85,10 +85,12 @@ extension OutboxActor {
     private func acquireArea(in layout: OutboxLayout) -> (AreaLayout, AreaLock)? {
         let existing = ((try? fileSystem.contents(ofDirectory: layout.areasFolder)) ?? []).sorted()
         var candidates = existing.filter { $0.hasPrefix("a") }
+        // A set beside the list: a crash loop may leave many areas, and the list is checked once per name.
+        var named = Set(candidates)
         var number = 0
         while candidates.count < existing.count + 64 {
             let name = "a\(number)"
-            if !candidates.contains(name) { candidates.append(name) }
+            if named.insert(name).inserted { candidates.append(name) }
             number += 1
         }
         var heldByOthers = 0

@@ -137,14 +137,22 @@ actor OutboxActor {
             sealer?.jobs.wake()
         }
         guard !unpostedChanges.isEmpty else { return }
+        // The joins of a run are gathered in one array, appended to in place: rebuilding the
+        // change at every join copied the run each time, quadratic in the batches a launch
+        // recovers (issue 23).
         var changes: [BatchFeed.Change] = []
+        var joined: [StoredBatch] = []
         for change in unpostedChanges {
-            if case .joined(let more) = change, case .joined(let batches)? = changes.last {
-                changes[changes.count - 1] = .joined(batches + more)
-            } else {
+            switch change {
+            case .joined(let batches):
+                joined.append(contentsOf: batches)
+            case .left:
+                if !joined.isEmpty { changes.append(.joined(joined)) }
+                joined = []
                 changes.append(change)
             }
         }
+        if !joined.isEmpty { changes.append(.joined(joined)) }
         unpostedChanges.removeAll()
         feed?.post(changes)
     }
@@ -330,7 +338,7 @@ actor OutboxActor {
 
     /// The sealed batches, oldest first: what tests look at (the uploader learns them from the
     /// ``BatchFeed``).
-    var sealedBatches: [StoredBatch] { queue.sealed }
+    var sealedBatches: [StoredBatch] { Array(queue.sealed) }
 
     /// Kills the process at `point` when a crash test asked for it.
     func crashIfRequested(_ point: SealCrashPoint) {

@@ -37,13 +37,16 @@ package struct OutboxCaps: Sendable, Equatable {
 
     /// How many of `evictable` (oldest first) to drop so that `usage` fits. The open journal is
     /// never evictable; when evicting everything evictable is not enough, it evicts all of them.
-    func evictionCount(usage: Usage, evictable: [Usage]) -> Int {
+    /// Reads `evictable` only as far as it must (it may be long: a server's outbox holds
+    /// thousands of batches).
+    func evictionCount(usage: Usage, evictable: some Sequence<Usage>) -> Int {
         var usage = usage
         var count = 0
-        while isExceeded(by: usage) && count < evictable.count {
-            usage.events -= evictable[count].events
-            usage.bytes -= evictable[count].bytes
-            usage.files -= evictable[count].files
+        for batch in evictable {
+            guard isExceeded(by: usage) else { break }
+            usage.events -= batch.events
+            usage.bytes -= batch.bytes
+            usage.files -= batch.files
             count += 1
         }
         return count

@@ -28,10 +28,10 @@ struct OutboxQueue: Sendable {
     static let recentlyEvictedLimit = 64
 
     /// The sealed batches, oldest first (``StoredBatch/isOlder(_:_:)``).
-    private(set) var sealed: [StoredBatch] = []
+    private(set) var sealed = BatchQueue()
     /// The batches the ingest refused (400, 415), oldest first: kept on disk, evicted first by
     /// the caps, queued again at every launch and every hour.
-    private(set) var setAside: [StoredBatch] = []
+    private(set) var setAside = BatchQueue()
     /// Sealed batches the caps evicted lately, oldest first, with their event counts.
     private(set) var recentlyEvicted: [(id: UUID, events: Int)] = []
     /// Batches sealed (or recovered, or split into) since launch: what `waitForSeals` counts.
@@ -42,59 +42,50 @@ struct OutboxQueue: Sendable {
 
     /// The sealed batch with this id.
     func sealedBatch(_ id: UUID) -> StoredBatch? {
-        sealed.first { $0.id == id }
+        sealed.batch(id)
     }
 
     /// Adds a sealed batch where its age puts it.
     mutating func insertSealed(_ batch: StoredBatch) {
-        let index = sealed.firstIndex { StoredBatch.isOlder(batch, $0) } ?? sealed.endIndex
-        sealed.insert(batch, at: index)
+        sealed.insert(batch)
         sealsSinceLaunch += 1
     }
 
     /// Takes a sealed batch out of the queue.
     mutating func removeSealed(_ id: UUID) -> StoredBatch? {
-        guard let index = sealed.firstIndex(where: { $0.id == id }) else { return nil }
-        return sealed.remove(at: index)
+        sealed.remove(id)
     }
 
     /// Replaces a sealed batch in place (a held batch that became a file).
     mutating func replaceSealed(_ batch: StoredBatch) {
-        guard let index = sealed.firstIndex(where: { $0.id == batch.id }) else { return }
-        sealed[index] = batch
+        sealed.replace(batch)
     }
 
     /// Whether a sealed batch is held in memory because the disk refused it.
-    var holdsBatchesInMemory: Bool { sealed.contains { $0.heldInMemory != nil } }
+    var holdsBatchesInMemory: Bool { sealed.heldInMemoryCount > 0 }
 
     // MARK: Set-aside batches
 
     /// Adds a set-aside batch where its age puts it.
     mutating func insertSetAside(_ batch: StoredBatch) {
-        let index = setAside.firstIndex { StoredBatch.isOlder(batch, $0) } ?? setAside.endIndex
-        setAside.insert(batch, at: index)
+        setAside.insert(batch)
     }
 
     /// Takes a set-aside batch out (it was queued again).
     @discardableResult
     mutating func removeSetAside(_ id: UUID) -> StoredBatch? {
-        guard let index = setAside.firstIndex(where: { $0.id == id }) else { return nil }
-        return setAside.remove(at: index)
+        setAside.remove(id)
     }
 
     /// What the set-aside batches hold, in the units the caps count.
-    var setAsideUsage: OutboxCaps.Usage { Self.usage(of: setAside) }
+    var setAsideUsage: OutboxCaps.Usage { setAside.usage }
 
     /// What the sealed batches hold, in the units the caps count.
-    var sealedUsage: OutboxCaps.Usage { Self.usage(of: sealed) }
+    var sealedUsage: OutboxCaps.Usage { sealed.usage }
 
     /// Empties the queue (the opt-out); returns what it held.
     mutating func removeAll() -> (sealed: [StoredBatch], setAside: [StoredBatch]) {
-        defer {
-            sealed.removeAll()
-            setAside.removeAll()
-        }
-        return (sealed, setAside)
+        (sealed.removeAll(), setAside.removeAll())
     }
 
     // MARK: The caps
@@ -113,17 +104,15 @@ struct OutboxQueue: Sendable {
     /// - Returns: What to delete and count; evicted sealed batches are remembered for a late 202.
     mutating func enforce(_ caps: OutboxCaps, unevictable: OutboxCaps.Usage) -> Eviction {
         let usage = unevictable + setAsideUsage + sealedUsage
-        // The common case, checked without building the list of evictable batches.
+        // The common case, checked from the running totals without looking at any batch.
         let count = caps.isExceeded(by: usage)
-            ? caps.evictionCount(usage: usage, evictable: setAside.map(\.usage) + sealed.map(\.usage)) : 0
+            ? caps.evictionCount(usage: usage, evictable: [setAside, sealed].joined().lazy.map(\.usage)) : 0
         guard count > 0 else {
             if caps.isComfortablyUnder(usage) { evictionEpisodeLogged = false }
             return Eviction()
         }
         let refusedCount = min(count, setAside.count)
-        var eviction = Eviction(refused: Array(setAside.prefix(refusedCount)), evicted: Array(sealed.prefix(count - refusedCount)))
-        setAside.removeFirst(refusedCount)
-        sealed.removeFirst(count - refusedCount)
+        var eviction = Eviction(refused: setAside.removeOldest(refusedCount), evicted: sealed.removeOldest(count - refusedCount))
         for batch in eviction.evicted { noteEvicted(batch) }
         if !evictionEpisodeLogged {
             evictionEpisodeLogged = true
@@ -144,10 +133,6 @@ struct OutboxQueue: Sendable {
     private mutating func noteEvicted(_ batch: StoredBatch) {
         recentlyEvicted.append((batch.id, batch.eventCount))
         if recentlyEvicted.count > Self.recentlyEvictedLimit { recentlyEvicted.removeFirst() }
-    }
-
-    private static func usage(of batches: [StoredBatch]) -> OutboxCaps.Usage {
-        batches.reduce(into: OutboxCaps.Usage()) { $0 = $0 + $1.usage }
     }
 }
 

@@ -68,7 +68,7 @@ where Instant.Duration == Duration {
     let backoffScale: Double
 
     /// The outbox's sealed batches, oldest first, as the ``BatchFeed`` told them.
-    private(set) var queue: [StoredBatch] = []
+    private(set) var queue = BatchQueue()
     private(set) var backoff = Backoff()
     /// How many failures the backoff has counted, ever (a 202 does not reset it). A request
     /// carries the value from when it left (``answered(_:attempt:batch:sentAt:sentInRound:now:elapsed:wallNow:)``):
@@ -140,10 +140,7 @@ where Instant.Duration == Duration {
         for change in changes {
             switch change {
             case .joined(let batches):
-                for batch in batches where !queue.contains(where: { $0.id == batch.id }) {
-                    let index = queue.firstIndex { StoredBatch.isOlder(batch, $0) } ?? queue.endIndex
-                    queue.insert(batch, at: index)
-                }
+                for batch in batches where !queue.contains(id: batch.id) { queue.insert(batch) }
             case .left(let ids):
                 for id in ids { forget(id) }
             }
@@ -166,10 +163,21 @@ where Instant.Duration == Duration {
 
     /// The next round of a pass: batches not yet tried in it, oldest first with demoted ones
     /// after the others, at most ``maxConcurrentRequests``.
+    ///
+    /// Reads the queue only as far as the round needs (past the batches in flight, at its
+    /// front): a round is asked for at every free place, and the queue may hold 100,000 batches.
     func nextRound(tried: Set<UUID>) -> [StoredBatch] {
-        let untried = queue.filter { !tried.contains($0.id) }
-        let ordered = untried.filter { !demoted.contains($0.id) } + untried.filter { demoted.contains($0.id) }
-        return Array(ordered.prefix(maxConcurrentRequests))
+        var round: [StoredBatch] = []
+        for batch in queue where !tried.contains(batch.id) && !demoted.contains(batch.id) {
+            round.append(batch)
+            if round.count == maxConcurrentRequests { return round }
+        }
+        guard !demoted.isEmpty else { return round }
+        for batch in queue where !tried.contains(batch.id) && demoted.contains(batch.id) {
+            round.append(batch)
+            if round.count == maxConcurrentRequests { break }
+        }
+        return round
     }
 
     /// A pass ended. Batches whose files could not be read stay queued: one warning per episode,
@@ -427,7 +435,7 @@ where Instant.Duration == Duration {
     /// A batch that left the queue (delivered, set aside, split, dropped, evicted) is out of the
     /// queue and has no failures to count.
     private mutating func forget(_ id: UUID) {
-        queue.removeAll { $0.id == id }
+        queue.remove(id)
         failuresByBatch[id] = nil
         demoted.remove(id)
     }
