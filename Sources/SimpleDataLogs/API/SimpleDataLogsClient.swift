@@ -94,7 +94,9 @@ public final class SimpleDataLogsClient: Sendable {
         let finished = faults.releasedWithoutShutdown
         let metrics = metrics
         Task {
-            await pipeline.shutDown(timeLimit: .zero)
+            // No caller waits and no time was chosen: queued events pass the steps however long
+            // they take, and nothing is sent.
+            await pipeline.shutDown(timeLimit: .zero, boundsSteps: false)
             await metrics.finish()
             finished?()
         }

@@ -37,14 +37,22 @@ struct IdentityState: Sendable {
 
     /// Resolves the event's device id and merges the default properties; the event's own
     /// properties win on a clash.
-    func apply(to event: inout Event, problems: inout [EventValidator.Problem]) {
+    ///
+    /// An explicit id the ingest would refuse is cleared, not replaced by the client's: it
+    /// named another device (a server's request for some user), and the client's would
+    /// attribute the event to the wrong one.
+    /// - Returns: Whether the event's explicit device id was refused (for its line and count).
+    @discardableResult
+    func apply(to event: inout Event, problems: inout [EventValidator.Problem]) -> Bool {
+        var refused = false
         switch event.deviceIDSource {
         case .inherited:
             event.deviceID = inheritedDeviceID
         case .explicit(let id):
-            event.deviceID = Self.isValidDeviceID(id) ? id : nil
+            refused = !Self.isValidDeviceID(id)
+            event.deviceID = refused ? nil : id
         }
-        guard !defaultProperties.isEmpty else { return }
+        guard !defaultProperties.isEmpty else { return refused }
         if event.properties.isEmpty {
             event.properties = defaultProperties
         } else {
@@ -53,6 +61,7 @@ struct IdentityState: Sendable {
                 EventValidator.sanitize(&event.properties, problems: &problems)
             }
         }
+        return refused
     }
 
     static func isValidDeviceID(_ id: String) -> Bool {

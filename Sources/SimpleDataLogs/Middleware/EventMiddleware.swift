@@ -6,6 +6,12 @@
 /// slows how fast events reach the disk, never the caller (the backlog bound still applies).
 /// A step must not call back into the SDK (`track` from a step would feed the chain forever).
 ///
+/// A step's time multiplies by the queue: every queued event passes it before the journal.
+/// ``SimpleDataLogsClient/shutdown(timeLimit:)`` bounds that: at its limit the steps get no
+/// more events, and those they have not seen are dropped and counted in
+/// ``DeliveryCounters/droppedAtShutdown``. A step that blocks keeps the SDK's stages thread, and
+/// every event behind it, until it returns; keep network calls and locks out of steps.
+///
 /// ```swift
 /// let middleware: [EventMiddleware] = [
 ///     .enrich("build") { _ in ["build": "2026.12.1"] },

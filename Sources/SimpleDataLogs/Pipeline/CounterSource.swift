@@ -24,7 +24,7 @@ struct CounterSource: Sendable {
     }
 
     private func merging(
-        intake front: (tracked: Int, skippedBacklog: Int, droppedBeforeConfigure: Int, ignoredWhileDisabled: Int, inFlight: Int),
+        intake front: (tracked: Int, skippedBacklog: Int, droppedBeforeConfigure: Int, ignoredWhileDisabled: Int, droppedAtShutdown: Int, inFlight: Int),
         stages: DeliveryCounters
     ) -> DeliveryCounters {
         var counters = stages
@@ -32,6 +32,7 @@ struct CounterSource: Sendable {
         counters.skippedBacklog = front.skippedBacklog
         counters.droppedBeforeConfigure = front.droppedBeforeConfigure
         counters.ignoredWhileDisabled = front.ignoredWhileDisabled
+        counters.droppedAtShutdown = front.droppedAtShutdown
         counters.pendingInMemory = front.inFlight
         return counters
     }
