@@ -69,8 +69,9 @@ actor IdentityActor {
                 // which counts it as dropped at shutdown (`StepsCutoff`).
                 if !middleware.isEmpty, cutoff.isCut { continue }
                 if let scoped = event.scopedProperties {
-                    // Under the event's own, before validation checks them all.
-                    event.properties.merge(scoped) { own, _ in own }
+                    // Under the event's own (which win, past 200 keys too), before validation
+                    // checks them all.
+                    EventValidator.merge(scoped, under: &event.properties, problems: &problems)
                     event.scopedProperties = nil
                 }
                 guard EventValidator.validate(&event, problems: &problems) else {

@@ -36,7 +36,7 @@ struct IdentityState: Sendable {
     }
 
     /// Resolves the event's device id and merges the default properties; the event's own
-    /// properties win on a clash.
+    /// properties win on a clash, and past 200 keys the defaults are the ones left out.
     ///
     /// An explicit id the ingest would refuse is cleared, not replaced by the client's: it
     /// named another device (a server's request for some user), and the client's would
@@ -52,15 +52,8 @@ struct IdentityState: Sendable {
             refused = !Self.isValidDeviceID(id)
             event.deviceID = refused ? nil : id
         }
-        guard !defaultProperties.isEmpty else { return refused }
-        if event.properties.isEmpty {
-            event.properties = defaultProperties
-        } else {
-            event.properties.merge(defaultProperties) { own, _ in own }
-            if event.properties.count > EventLimits.maxPropertyCount {
-                EventValidator.sanitize(&event.properties, problems: &problems)
-            }
-        }
+        // Under the event's own and the scope's, which win, past 200 keys too.
+        EventValidator.merge(defaultProperties, under: &event.properties, problems: &problems)
         return refused
     }
 

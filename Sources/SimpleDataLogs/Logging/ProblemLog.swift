@@ -44,6 +44,12 @@ final class ProblemLog: Sendable {
         logger.warning("Shutdown's time limit (\(timeLimit)) ran out while middleware steps were still working: \(count) events not yet journaled were dropped (counted in droppedAtShutdown). Make the steps faster or give shutdown more time; a step still running keeps the SDK's stages thread until it returns.")
     }
 
+    /// Logs the first timed event whose caller's properties held a key the measurement writes.
+    func reportTimedKeysReplaced(_ keys: [String], event name: String) {
+        guard firstTime("timed keys") else { return }
+        logger.warning("timed(\"\(name)\") was given \(keys.joined(separator: ", ")) among its properties; the SDK replaced them with what it measured (duration_ms, outcome, error_type are the timed event's own). Use other keys for your values. Later ones are not logged.")
+    }
+
     /// Logs the first event dropped as too large for a request even alone; the rest are counted
     /// in `droppedTooLarge` (a hot loop of oversized events logged a line each).
     func reportTooLarge(name: String, bytes: Int) {

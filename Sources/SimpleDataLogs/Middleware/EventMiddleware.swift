@@ -44,6 +44,23 @@ public struct EventMiddleware: Sendable {
         self.body = body
     }
 
+    /// Runs the step over one event, as the SDK does for every event: for testing a step on
+    /// its own, with an ``OutgoingEvent`` made by its public initializer.
+    ///
+    /// ```swift
+    /// var event = OutgoingEvent(name: "signed_up", properties: ["email": "a@example.com", "plan": "pro"])
+    /// #expect(EventMiddleware.scrub("no emails", keys: ["email"]).run(&event) == .keep)
+    /// #expect(event.properties == ["plan": "pro"])
+    /// ```
+    ///
+    /// The SDK then checks what the steps made (a name it cannot send drops the event as
+    /// invalid; a device id the ingest would refuse is cleared); this call does not.
+    /// - Parameter event: The event, changed in place as the step changes it.
+    /// - Returns: Whether the step keeps or drops the event.
+    public func run(_ event: inout OutgoingEvent) -> Verdict {
+        body(&event)
+    }
+
     /// A step that adds properties to every event; the event's own properties win on a clash.
     /// - Parameters:
     ///   - name: The step's name.

@@ -49,7 +49,8 @@ final class Pipeline: Sendable {
     private let stagesAbandoned = Barrier()
     /// Whether any middleware step is configured: only then can the stages be slow.
     private let hasMiddleware: Bool
-    private let problemLog: ProblemLog
+    /// Logs each kind of bad input once for this client.
+    let problemLog: ProblemLog
     /// Owns the uploader's loop; ends when its signals finish, or at once when cancelled.
     private let uploaderTask: Task<Void, Never>?
     private let ownedTransport: URLSessionTransport?
