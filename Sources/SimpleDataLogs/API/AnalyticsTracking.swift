@@ -23,8 +23,8 @@ public import Foundation
 ///
 /// The requirements are the synchronous calls that record something (every `track` form,
 /// ``trackScreen(_:properties:)``, ``setDeviceID(_:)``, ``setDefaultProperties(_:)``,
-/// ``setEnabled(_:)``) and ``flush()``; none of them reaches the client's internals, so a fake
-/// implements nine small methods. What only the owner of a client does (`configure`,
+/// ``setEnabled(_:)``, ``reset(deviceID:)``) and ``flush()``; none of them reaches the client's
+/// internals, so a fake implements ten small methods. What only the owner of a client does (`configure`,
 /// `shutdown`, `run`, the counters and reports) is not part of it: code that tracks should not
 /// also decide when the client stops.
 ///

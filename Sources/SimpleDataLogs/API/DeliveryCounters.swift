@@ -3,8 +3,8 @@
 /// The counters obey a conservation law, which the SDK's own tests assert after every scenario:
 ///
 /// ```
-/// tracked + recovered == skippedBacklog + invalid + droppedByMiddleware + droppedBeforeConfigure + deletedByOptOut
-///          + evictedByCaps + rejectedByIngest + droppedTooLarge + setAside + lostFromDisk + delivered + pending
+/// tracked + recovered == skippedBacklog + invalid + droppedByMiddleware + droppedBeforeConfigure + droppedAtShutdown
+///          + deletedByOptOut + evictedByCaps + rejectedByIngest + droppedTooLarge + setAside + lostFromDisk + delivered + pending
 /// ```
 ///
 /// ``isBalanced`` checks it. Each side is counted by a different stage, so the law catches an
@@ -31,6 +31,11 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     /// Events dropped because more were tracked before `configure` than the client holds (1,000
     /// by default; `SimpleDataLogsClient(eventsHeldBeforeConfigure:)`).
     public var droppedBeforeConfigure = 0
+    /// Events that had not passed the middleware steps when ``SimpleDataLogsClient/shutdown(timeLimit:)``'s
+    /// time limit ran out (a slow or blocked step): dropped, never journaled, with one log line.
+    /// The time limit bounds the whole shutdown, the steps included; events that had passed the
+    /// steps but not reached the journal when a step stayed blocked are counted here too.
+    public var droppedAtShutdown = 0
     /// Unsent events deleted by the opt-out.
     public var deletedByOptOut = 0
     /// Events in the oldest batches, dropped when the outbox reached a cap.
@@ -64,6 +69,11 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     /// `track()` calls made after ``SimpleDataLogsClient/shutdown(timeLimit:)`` began; never
     /// taken, outside the law. The first is logged once.
     public var ignoredAfterShutdown = 0
+    /// Events kept without the device id they were given (per event, by `withDeviceID`, or by a
+    /// middleware step), because the ingest would refuse it (empty, or over 200 UTF-8 bytes):
+    /// they carry no `device_id`, never the client's. The first is logged. Outside the law: the
+    /// events themselves go on and are counted wherever they end.
+    public var clearedDeviceIDs = 0
     /// Damaged records skipped at launch (a torn tail, a bad checksum); their events were never
     /// counted as recovered, so they stand outside the law. Each file with damage is logged once.
     public var damagedRecords = 0
@@ -73,8 +83,8 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
 
     /// Everything that happened to the tracked events, added up.
     public var accountedFor: Int {
-        skippedBacklog + invalid + droppedByMiddleware + droppedBeforeConfigure + deletedByOptOut + evictedByCaps
-            + rejectedByIngest + droppedTooLarge + setAside + lostFromDisk + delivered + pending
+        skippedBacklog + invalid + droppedByMiddleware + droppedBeforeConfigure + droppedAtShutdown + deletedByOptOut
+            + evictedByCaps + rejectedByIngest + droppedTooLarge + setAside + lostFromDisk + delivered + pending
     }
 
     /// Whether the conservation law holds: `tracked + recovered == accountedFor`.
@@ -84,6 +94,7 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "tracked \(tracked) + recovered \(recovered) = skipped \(skippedBacklog) + invalid \(invalid)"
             + (droppedByMiddleware > 0 ? " + middleware \(droppedByMiddleware)" : "") + " + beforeConfigure \(droppedBeforeConfigure)"
+            + (droppedAtShutdown > 0 ? " + atShutdown \(droppedAtShutdown)" : "")
             + " + optOut \(deletedByOptOut) + caps \(evictedByCaps) + rejected \(rejectedByIngest)"
             + " + tooLarge \(droppedTooLarge) + setAside \(setAside) + lost \(lostFromDisk) + delivered \(delivered)"
             + " + pending \(pending) (memory \(pendingInMemory), disk \(pendingOnDisk))"

@@ -6,6 +6,10 @@ extension SimpleDataLogsClient {
     /// `Retry-After` from the ingest: while one runs, it sends nothing and returns at once, and
     /// the batches go when the ingest said (the result's `remaining` counts them). If the calling task is cancelled it returns at once; the data is
     /// safe on disk either way. Before `configure` there is nothing to send, and it returns at once.
+    ///
+    /// A middleware step that blocks holds every event behind it, and this call waits for them:
+    /// it returns when the step does, when the calling task is cancelled, or when
+    /// ``shutdown(timeLimit:)`` gives up on the step at its time limit.
     /// - Returns: What was delivered and what remains.
     @discardableResult
     public func flush() async -> FlushResult {
@@ -70,14 +74,24 @@ extension SimpleDataLogsClient {
     /// the rest on disk for the next start. For command-line tools and servers; the client takes
     /// no more events afterwards.
     ///
-    /// The send is bounded by `timeLimit`, not by the caller's cancellation: a server whose
-    /// shutdown runs in a cancelled task (a service group tearing down, a `withClient` scope left
-    /// by cancellation) still gets its last send, and the call returns within about `timeLimit`
-    /// even when the ingest never answers. Calls made while a shutdown runs wait for that one.
-    /// While the ingest's `Retry-After` runs, no send is made (see ``flush()``); the events stay
-    /// on disk for the next start.
-    /// - Parameter timeLimit: How long the last send may take; 5 seconds by default. With
-    ///   `.zero` no send is started: everything stays on disk for the next start.
+    /// The whole shutdown is bounded by `timeLimit`, not by the caller's cancellation: a server
+    /// whose shutdown runs in a cancelled task (a service group tearing down, a `withClient` scope
+    /// left by cancellation) still gets its last send, and the call returns within about
+    /// `timeLimit` even when the ingest never answers. Calls made while a shutdown runs wait for
+    /// that one. While the ingest's `Retry-After` runs, no send is made (see ``flush()``); the
+    /// events stay on disk for the next start.
+    ///
+    /// The limit covers the ``Configuration/middleware`` steps too: every queued event passes
+    /// them before the journal, so a slow step behind a long queue could outlast any grace
+    /// period. When the limit runs out first, the steps get no more events, and what has not
+    /// reached the journal is dropped, never written unseen by the steps, and counted in
+    /// ``DeliveryCounters/droppedAtShutdown`` with one log line. A step that never returns keeps
+    /// the SDK's stages thread until it does (a thread cannot be stopped from outside); the call
+    /// returns all the same, about 100 ms past the limit at most.
+    /// - Parameter timeLimit: How long the shutdown may take, the middleware's work on queued
+    ///   events and the last send included; 5 seconds by default. With `.zero` no send is
+    ///   started and everything journaled stays on disk for the next start (with middleware,
+    ///   events the steps have not seen are dropped and counted).
     public func shutdown(timeLimit: Duration = .seconds(5)) async {
         let pipeline = markShutDown()
         intake.shutDown()
@@ -144,11 +158,14 @@ extension SimpleDataLogsClient {
     }
 
     /// Waits until every event tracked before the call has reached the journal (or was dropped).
+    /// Also returns when shutdown gives up on a middleware step blocked past its time limit
+    /// (the events behind it are then counted as dropped at shutdown), or when the calling task
+    /// is cancelled.
     func journalEverythingTrackedSoFar() async {
-        guard pipeline != nil else { return }
+        guard let pipeline else { return }
         let barrier = Barrier()
         intake.enqueue(.barrier(barrier))
-        await barrier.wait()
+        await pipeline.waitForBarrier(barrier)
     }
 }
 

@@ -7,6 +7,8 @@ extension SimpleDataLogsClient {
     /// threw `CancellationError`). Nothing dangles: there is no start event waiting for an end
     /// that a throw or a cancellation would skip.
     ///
+    /// `duration_ms`, `outcome` and `error_type` are the SDK's: they are what the call measures,
+    /// so they replace a property of the same key in `properties` (logged once per client).
     /// ```swift
     /// let report = try await analytics.timed("report_generated", properties: ["kind": "monthly"]) {
     ///     try await generateReport()
@@ -51,6 +53,12 @@ extension SimpleDataLogsClient {
 
     private func trackTimed(_ name: String, properties: [String: PropertyValue], elapsed: Duration, outcome: TimedOutcome) {
         var properties = properties
+        // The measurement wins: a caller's own key of the same name would misreport it.
+        let replaced = TimedOutcome.keys.filter { properties[$0] != nil }
+        if !replaced.isEmpty {
+            for key in TimedOutcome.keys { properties[key] = nil }
+            pipeline?.problemLog.reportTimedKeysReplaced(replaced, event: name)
+        }
         properties["duration_ms"] = .int(elapsed.wholeMilliseconds)
         properties.merge(outcome.properties) { _, outcome in outcome }
         record(name, properties: properties, at: nil, eventID: nil, deviceID: nil)
@@ -61,6 +69,9 @@ extension SimpleDataLogsClient {
 enum TimedOutcome {
     case completed(cancelled: Bool)
     case threw(any Error, cancelled: Bool)
+
+    /// The keys a timed event's measurement writes, which replace a caller's own.
+    static let keys = ["duration_ms", "outcome", "error_type"]
 
     var properties: [String: PropertyValue] {
         switch self {

@@ -93,6 +93,8 @@ public final class SimpleDataLogsClient: Sendable {
         logger.warning("A configured client was released without shutdown(): its queued events are kept on disk for the next launch, and its threads and files are released. Call shutdown() to send them now.")
         let finished = faults.releasedWithoutShutdown
         let metrics = metrics
+        // No caller waits and no time was chosen: queued events pass the steps however long they
+        // take, and nothing is sent.
         pipeline.shutDownInBackground {
             await metrics.finish()
             finished?()

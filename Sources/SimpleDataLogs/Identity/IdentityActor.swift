@@ -13,14 +13,17 @@ actor IdentityActor {
     private let counters: StageCounters
     private let problemLog: ProblemLog
     private let middleware: MiddlewareChain
+    /// Raised by shutdown when its time limit runs out before the steps are done.
+    private let cutoff: StepsCutoff
     /// Where the install id is kept, when the app opted in.
     private let installIDs: InstallIDStore?
     private let logger: SDKLogger
 
     init(
         intake: Intake, counters: StageCounters, problemLog: ProblemLog, middleware: MiddlewareChain = MiddlewareChain(steps: []),
-        installIDs: InstallIDStore? = nil, logger: SDKLogger, executor: ThreadExecutor
+        cutoff: StepsCutoff = StepsCutoff(), installIDs: InstallIDStore? = nil, logger: SDKLogger, executor: ThreadExecutor
     ) {
+        self.cutoff = cutoff
         self.intake = intake
         self.counters = counters
         self.problemLog = problemLog
@@ -57,37 +60,45 @@ actor IdentityActor {
         var output: [PipelineItem] = []
         output.reserveCapacity(items.count)
         var problems: [EventValidator.Problem] = []
-        var invalid = 0
-        var droppedBySteps: [String: Int] = [:]
-        // What the events that end here held against the backlog's bound.
-        var releasedCost = 0
+        var tally = ChunkTally()
+        var clearedBySteps = false
         for item in items {
             switch item {
             case .event(var event):
+                // Shutdown's time limit ran out: no more steps. The event is left to shutdown,
+                // which counts it as dropped at shutdown (`StepsCutoff`).
+                if !middleware.isEmpty, cutoff.isCut { continue }
                 if let scoped = event.scopedProperties {
-                    // Under the event's own, before validation checks them all.
-                    event.properties.merge(scoped) { own, _ in own }
+                    // Under the event's own (which win, past 200 keys too), before validation
+                    // checks them all.
+                    EventValidator.merge(scoped, under: &event.properties, problems: &problems)
                     event.scopedProperties = nil
                 }
                 guard EventValidator.validate(&event, problems: &problems) else {
-                    invalid += 1
-                    releasedCost += event.memoryCost
+                    tally.invalid += 1
+                    tally.releasedCost += event.memoryCost
                     continue
                 }
-                state.apply(to: &event, problems: &problems)
+                if state.apply(to: &event, problems: &problems) {
+                    tally.clearedDeviceIDs += 1
+                    problemLog.reportClearedDeviceID(from: .call)
+                }
                 if !middleware.isEmpty {
-                    if case .dropped(let step) = middleware.run(&event) {
-                        droppedBySteps[step, default: 0] += 1
-                        releasedCost += event.memoryCost
+                    switch middleware.process(&event, problems: &problems) {
+                    case .kept(let cleared):
+                        if cleared {
+                            tally.clearedDeviceIDs += 1
+                            clearedBySteps = true
+                        }
+                    case .dropped(let step):
+                        tally.droppedBySteps[step, default: 0] += 1
+                        tally.releasedCost += event.memoryCost
+                        continue
+                    case .invalid:
+                        tally.invalid += 1
+                        tally.releasedCost += event.memoryCost
                         continue
                     }
-                    // What a step made is checked like what the app tracked.
-                    guard EventValidator.validate(&event, problems: &problems) else {
-                        invalid += 1
-                        releasedCost += event.memoryCost
-                        continue
-                    }
-                    if let id = event.deviceID, !IdentityState.isValidDeviceID(id) { event.deviceID = nil }
                 }
                 output.append(.event(event))
             case .setDeviceID(let id):
@@ -109,15 +120,8 @@ actor IdentityActor {
                 output.append(.activity(activity, at: time))
             }
         }
-        let dropped = droppedBySteps.values.reduce(0, +)
-        if invalid + dropped > 0 {
-            counters.update { counters in
-                counters.invalid += invalid
-                counters.droppedByMiddleware += dropped
-                for (step, count) in droppedBySteps { counters.droppedByStep[step, default: 0] += count }
-            }
-            if let ended = intake.release(invalid + dropped, bytes: releasedCost) { problemLog.reportBacklogCleared(ended) }
-        }
+        if clearedBySteps { problemLog.reportClearedDeviceID(from: .middleware) }
+        tally.commit(intake: intake, counters: counters, problemLog: problemLog)
         problemLog.report(problems)
         return output
     }

@@ -36,23 +36,25 @@ struct IdentityState: Sendable {
     }
 
     /// Resolves the event's device id and merges the default properties; the event's own
-    /// properties win on a clash.
-    func apply(to event: inout Event, problems: inout [EventValidator.Problem]) {
+    /// properties win on a clash, and past 200 keys the defaults are the ones left out.
+    ///
+    /// An explicit id the ingest would refuse is cleared, not replaced by the client's: it
+    /// named another device (a server's request for some user), and the client's would
+    /// attribute the event to the wrong one.
+    /// - Returns: Whether the event's explicit device id was refused (for its line and count).
+    @discardableResult
+    func apply(to event: inout Event, problems: inout [EventValidator.Problem]) -> Bool {
+        var refused = false
         switch event.deviceIDSource {
         case .inherited:
             event.deviceID = inheritedDeviceID
         case .explicit(let id):
-            event.deviceID = Self.isValidDeviceID(id) ? id : nil
+            refused = !Self.isValidDeviceID(id)
+            event.deviceID = refused ? nil : id
         }
-        guard !defaultProperties.isEmpty else { return }
-        if event.properties.isEmpty {
-            event.properties = defaultProperties
-        } else {
-            event.properties.merge(defaultProperties) { own, _ in own }
-            if event.properties.count > EventLimits.maxPropertyCount {
-                EventValidator.sanitize(&event.properties, problems: &problems)
-            }
-        }
+        // Under the event's own and the scope's, which win, past 200 keys too.
+        EventValidator.merge(defaultProperties, under: &event.properties, problems: &problems)
+        return refused
     }
 
     static func isValidDeviceID(_ id: String) -> Bool {

@@ -132,10 +132,34 @@ final class Intake: Sendable {
     /// - Returns: The number skipped in a backlog episode that just ended and the bounds then in
     ///   force, for its closing line.
     func release(_ count: Int, bytes: Int) -> (skipped: Int, backlog: Backlog)? {
-        guard count > 0 else { return nil }
-        let (ended, waiters) = state.withLock { $0.release(count, bytes: bytes) }
+        releaseUnlessSettled(count, bytes: bytes).ended
+    }
+
+    /// ``release(_:bytes:)`` for a stage that may outlive shutdown (the stages thread, held by a
+    /// blocked middleware step): `released` is false when shutdown has already counted these
+    /// events as dropped at shutdown (``settleAtShutdown()``), and the caller then counts nothing.
+    func releaseUnlessSettled(_ count: Int, bytes: Int) -> (released: Bool, ended: (skipped: Int, backlog: Backlog)?) {
+        guard count > 0 else { return (true, nil) }
+        let (released, ended, waiters) = state.withLock { $0.release(count, bytes: bytes) }
         resume(waiters)
-        return ended
+        return (released, ended)
+    }
+
+    /// Counts every event not yet journaled as dropped at shutdown, once the journal has
+    /// stopped, and settles what is still queued: barriers are passed (a `flush()` waiting
+    /// behind a blocked step returns), crash records stay for the next launch. See
+    /// ``IntakeState/settleAtShutdown()``.
+    /// - Returns: How many events were dropped.
+    func settleAtShutdown() -> Int {
+        let (dropped, items) = state.withLock { $0.settleAtShutdown() }
+        for item in items {
+            switch item {
+            case .barrier(let barrier): barrier.pass()
+            case .crashRecordHandedOver(let record): record.release()
+            default: break
+            }
+        }
+        return dropped
     }
 
     /// Stops taking events for good, ends the wake-up stream and lets every waiting caller go.
@@ -149,7 +173,8 @@ final class Intake: Sendable {
         state.withLock {
             IntakeCounts(
                 tracked: $0.tracked, skippedBacklog: $0.skippedBacklog, droppedBeforeConfigure: $0.droppedBeforeConfigure,
-                ignoredWhileDisabled: $0.ignoredWhileDisabled, ignoredAfterShutdown: $0.ignoredAfterShutdown, inFlight: $0.inFlight
+                ignoredWhileDisabled: $0.ignoredWhileDisabled, ignoredAfterShutdown: $0.ignoredAfterShutdown,
+                droppedAtShutdown: $0.droppedAtShutdown, inFlight: $0.inFlight
             )
         }
     }
@@ -161,6 +186,7 @@ final class Intake: Sendable {
         var droppedBeforeConfigure: Int
         var ignoredWhileDisabled: Int
         var ignoredAfterShutdown: Int
+        var droppedAtShutdown: Int
         var inFlight: Int
     }
 

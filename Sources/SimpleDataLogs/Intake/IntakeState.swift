@@ -96,6 +96,12 @@ struct IntakeState: ParksWaiters {
     /// `track()` calls after `shutdown()`: a server's handlers that go on tracking while it shuts
     /// down would otherwise lose events without a trace (issue 23).
     private(set) var ignoredAfterShutdown = 0
+    /// Events shutdown gave up on: still before (or inside) the middleware steps when its time
+    /// limit ran out (``settleAtShutdown()``).
+    private(set) var droppedAtShutdown = 0
+    /// Shutdown has counted every event still in flight as dropped: a stage that outlived it
+    /// (the stages thread, held by a blocked step) counts nothing more.
+    private(set) var isSettled = false
     private var ids = EventIDGenerator()
     /// Activity reports among `items` (``maxQueuedActivities``).
     private(set) var queuedActivities = 0
@@ -198,8 +204,9 @@ struct IntakeState: ParksWaiters {
     }
 
     /// Counts events the SDK makes itself after the intake as tracked and in flight.
+    /// Nothing after ``settleAtShutdown()``: such events are never journaled.
     mutating func admitGenerated(_ count: Int) {
-        guard count > 0 else { return }
+        guard count > 0, !isSettled else { return }
         tracked += count
         inFlight += count
     }
@@ -251,21 +258,42 @@ struct IntakeState: ParksWaiters {
     /// - Returns: The waiters that now fit, and the number skipped in a backlog episode that just
     ///   ended with the bounds then in force, for its closing line. An episode ends when the
     ///   writer has caught up by half, so a writer hovering at the limit does not log per event.
-    mutating func release(_ count: Int, bytes: Int) -> (ended: (skipped: Int, backlog: Backlog)?, waiters: [CheckedContinuation<Void, Never>]) {
+    ///   After ``settleAtShutdown()`` it changes nothing and returns `released: false`: those
+    ///   events were counted as dropped at shutdown already, and the caller must count nothing.
+    mutating func release(_ count: Int, bytes: Int) -> (released: Bool, ended: (skipped: Int, backlog: Backlog)?, waiters: [CheckedContinuation<Void, Never>]) {
+        guard !isSettled else { return (false, nil, []) }
         inFlight -= count
         inFlightBytes -= bytes
         let released = takeWaitersThatFit()
         guard skippedInEpisode > 0, backlog.isHalfEmpty(inFlight: inFlight, inFlightBytes: inFlightBytes) else {
-            return (nil, released)
+            return (true, nil, released)
         }
         defer { skippedInEpisode = 0 }
-        return ((skippedInEpisode, backlog), released)
+        return (true, (skippedInEpisode, backlog), released)
     }
 
     /// Stops taking events for good; returns the waiters to let go.
     mutating func shutDown() -> [CheckedContinuation<Void, Never>] {
         isShutDown = true
         return waiters.takeAll()
+    }
+
+    /// Shutdown gave up on the stages before the journal (a middleware step still working when
+    /// its time limit ran out): every event still in flight, queued here or held by a stage, is
+    /// counted as dropped at shutdown, and from now on nothing is released or admitted, so a
+    /// stage that comes back later (a blocked step that returns) cannot count an event twice.
+    /// Call it once the journal has stopped, so that every event it wrote was released first.
+    /// - Returns: How many events were dropped, and the items still queued, for the caller to
+    ///   settle (pass the barriers, release the crash records).
+    mutating func settleAtShutdown() -> (dropped: Int, items: [IntakeItem]) {
+        guard !isSettled else { return (0, []) }
+        isSettled = true
+        let dropped = inFlight
+        droppedAtShutdown += dropped
+        inFlight = 0
+        inFlightBytes = 0
+        defer { items = [] }
+        return (dropped, items)
     }
 
     // MARK: Rules

@@ -25,6 +25,31 @@ final class ProblemLog: Sendable {
         logger.warning("setDeviceID got an empty id or one over 200 UTF-8 bytes; later events carry no device_id until a valid id is set.")
     }
 
+    /// Where a refused device id came from, for its one line.
+    enum DeviceIDSource: String, Sendable {
+        case call = "given to track(deviceID:) or withDeviceID"
+        case middleware = "set by a middleware step"
+    }
+
+    /// Logs the first event whose own device id (per event, task-local, or from a step) was
+    /// refused; the rest are counted in `clearedDeviceIDs`.
+    func reportClearedDeviceID(from source: DeviceIDSource) {
+        guard firstTime("device id \(source)") else { return }
+        logger.warning("An event's device id \(source.rawValue) was empty or over 200 UTF-8 bytes; the SDK kept the event without a device_id (not the client's: the id named another device). Later ones are counted in clearedDeviceIDs, not logged.")
+    }
+
+    /// Logs the events shutdown dropped because its time limit ran out before the middleware
+    /// steps had seen them: once, at shutdown.
+    func reportDroppedAtShutdown(_ count: Int, timeLimit: Duration) {
+        logger.warning("Shutdown's time limit (\(timeLimit)) ran out while middleware steps were still working: \(count) events not yet journaled were dropped (counted in droppedAtShutdown). Make the steps faster or give shutdown more time; a step still running keeps the SDK's stages thread until it returns.")
+    }
+
+    /// Logs the first timed event whose caller's properties held a key the measurement writes.
+    func reportTimedKeysReplaced(_ keys: [String], event name: String) {
+        guard firstTime("timed keys") else { return }
+        logger.warning("timed(\"\(name)\") was given \(keys.joined(separator: ", ")) among its properties; the SDK replaced them with what it measured (duration_ms, outcome, error_type are the timed event's own). Use other keys for your values. Later ones are not logged.")
+    }
+
     /// Logs the first event dropped as too large for a request even alone; the rest are counted
     /// in `droppedTooLarge` (a hot loop of oversized events logged a line each).
     func reportTooLarge(name: String, bytes: Int) {

@@ -20,6 +20,9 @@ public struct MetricIncrements: Sendable, Hashable {
     public var droppedByMiddleware = 0
     /// Events dropped before `configure`. See ``DeliveryCounters/droppedBeforeConfigure``.
     public var droppedBeforeConfigure = 0
+    /// Events dropped when shutdown's time limit ran out before the middleware steps.
+    /// See ``DeliveryCounters/droppedAtShutdown``.
+    public var droppedAtShutdown = 0
     /// Unsent events deleted by the opt-out. See ``DeliveryCounters/deletedByOptOut``.
     public var deletedByOptOut = 0
     /// Events evicted by the outbox's caps. See ``DeliveryCounters/evictedByCaps``.
@@ -39,6 +42,8 @@ public struct MetricIncrements: Sendable, Hashable {
     public var ignoredWhileDisabled = 0
     /// `track()` calls made after shutdown. See ``DeliveryCounters/ignoredAfterShutdown``.
     public var ignoredAfterShutdown = 0
+    /// Events kept without the device id they were given. See ``DeliveryCounters/clearedDeviceIDs``.
+    public var clearedDeviceIDs = 0
     /// Damaged records skipped at launch. See ``DeliveryCounters/damagedRecords``.
     public var damagedRecords = 0
     /// Requests the ingest answered. See ``MetricSnapshot/requestsAnswered``.
@@ -58,6 +63,7 @@ public struct MetricIncrements: Sendable, Hashable {
         invalid = gained(\.invalid)
         droppedByMiddleware = gained(\.droppedByMiddleware)
         droppedBeforeConfigure = gained(\.droppedBeforeConfigure)
+        droppedAtShutdown = gained(\.droppedAtShutdown)
         deletedByOptOut = gained(\.deletedByOptOut)
         evictedByCaps = gained(\.evictedByCaps)
         rejectedByIngest = gained(\.rejectedByIngest)
@@ -67,6 +73,7 @@ public struct MetricIncrements: Sendable, Hashable {
         delivered = gained(\.delivered)
         ignoredWhileDisabled = gained(\.ignoredWhileDisabled)
         ignoredAfterShutdown = gained(\.ignoredAfterShutdown)
+        clearedDeviceIDs = gained(\.clearedDeviceIDs)
         damagedRecords = gained(\.damagedRecords)
         requestsAnswered = max(0, current.requestsAnswered - previous.requestsAnswered)
     }

@@ -6,6 +6,12 @@
 /// slows how fast events reach the disk, never the caller (the backlog bound still applies).
 /// A step must not call back into the SDK (`track` from a step would feed the chain forever).
 ///
+/// A step's time multiplies by the queue: every queued event passes it before the journal.
+/// ``SimpleDataLogsClient/shutdown(timeLimit:)`` bounds that: at its limit the steps get no
+/// more events, and those they have not seen are dropped and counted in
+/// ``DeliveryCounters/droppedAtShutdown``. A step that blocks keeps the SDK's stages thread, and
+/// every event behind it, until it returns; keep network calls and locks out of steps.
+///
 /// ```swift
 /// let middleware: [EventMiddleware] = [
 ///     .enrich("build") { _ in ["build": "2026.12.1"] },
@@ -36,6 +42,23 @@ public struct EventMiddleware: Sendable {
     public init(_ name: String, _ body: @escaping @Sendable (inout OutgoingEvent) -> Verdict) {
         self.name = name
         self.body = body
+    }
+
+    /// Runs the step over one event, as the SDK does for every event: for testing a step on
+    /// its own, with an ``OutgoingEvent`` made by its public initializer.
+    ///
+    /// ```swift
+    /// var event = OutgoingEvent(name: "signed_up", properties: ["email": "a@example.com", "plan": "pro"])
+    /// #expect(EventMiddleware.scrub("no emails", keys: ["email"]).run(&event) == .keep)
+    /// #expect(event.properties == ["plan": "pro"])
+    /// ```
+    ///
+    /// The SDK then checks what the steps made (a name it cannot send drops the event as
+    /// invalid; a device id the ingest would refuse is cleared); this call does not.
+    /// - Parameter event: The event, changed in place as the step changes it.
+    /// - Returns: Whether the step keeps or drops the event.
+    public func run(_ event: inout OutgoingEvent) -> Verdict {
+        body(&event)
     }
 
     /// A step that adds properties to every event; the event's own properties win on a clash.

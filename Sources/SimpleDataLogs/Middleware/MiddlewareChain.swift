@@ -1,4 +1,5 @@
-/// The configured ``EventMiddleware`` steps, run in order over one event by the identity stage.
+/// The configured ``EventMiddleware`` steps, run in order over one event by the identity stage
+/// (and over the session events by the sessions stage).
 ///
 /// Pure: the stage counts and logs what it returns. The event a step sees is an
 /// ``OutgoingEvent`` copied from the pipeline's `Event`, and what the steps changed (name,
@@ -9,6 +10,17 @@ package struct MiddlewareChain: Sendable {
         case kept
         /// The step of this name dropped it.
         case dropped(byStep: String)
+    }
+
+    /// What became of one event after the steps and the checks of what they made.
+    enum Verdict: Sendable, Equatable {
+        /// Kept. `clearedDeviceID`: a step set a device id the ingest would refuse, and the
+        /// event goes on without one.
+        case kept(clearedDeviceID: Bool)
+        /// The step of this name dropped it.
+        case dropped(byStep: String)
+        /// A step made it an event the ingest would refuse (its name): dropped as invalid.
+        case invalid
     }
 
     package let steps: [EventMiddleware]
@@ -34,5 +46,19 @@ package struct MiddlewareChain: Sendable {
         swap(&event.properties, &outgoing.properties)
         event.deviceID = outgoing.deviceID
         return .kept
+    }
+
+    /// Runs the steps, then checks what they made by the rules a tracked event meets: a name
+    /// the ingest would refuse makes the event invalid, bad properties are repaired, and a
+    /// device id it would refuse is cleared (the event is kept without one, never given the
+    /// client's: the step meant another device).
+    func process(_ event: inout Event, problems: inout [EventValidator.Problem]) -> Verdict {
+        if case .dropped(let step) = run(&event) { return .dropped(byStep: step) }
+        guard EventValidator.validate(&event, problems: &problems) else { return .invalid }
+        if let id = event.deviceID, !IdentityState.isValidDeviceID(id) {
+            event.deviceID = nil
+            return .kept(clearedDeviceID: true)
+        }
+        return .kept(clearedDeviceID: false)
     }
 }

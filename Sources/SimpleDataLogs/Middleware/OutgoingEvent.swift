@@ -21,7 +21,8 @@ public struct OutgoingEvent: Sendable, Hashable {
     /// Whether the SDK sent it itself (`app_launched`, `app_crashed`, screen views are the app's).
     public let isAutocaptured: Bool
 
-    /// Creates an event as a step would see it: for testing a step on its own.
+    /// Creates an event as a step would see it: for testing a step on its own, with
+    /// ``EventMiddleware/run(_:)``.
     /// - Parameters:
     ///   - name: The name.
     ///   - properties: The properties.

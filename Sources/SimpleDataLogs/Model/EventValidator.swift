@@ -17,7 +17,7 @@ enum EventValidator {
         case propertyKeyTooLong = "a property key over 200 UTF-8 bytes (the property was dropped)"
         case nonFiniteNumber = "a NaN or infinite number (the property was dropped)"
         case stringValueTooLong = "a string value over 8,192 UTF-8 bytes (cut on a character boundary)"
-        case tooManyProperties = "more than 200 properties (the keys after the first 200 in sorted order were dropped)"
+        case tooManyProperties = "more than 200 properties (kept by precedence: the event's own, then the scope's, then the defaults; within one of them, the first in sorted order)"
         case invalidAppState = "an app_state other than \"active\" or \"background\" (the property was dropped)"
         case futureTime = "a back-dated time in the future (sent as now)"
 
@@ -102,6 +102,39 @@ enum EventValidator {
             properties = trimmed
         }
         return hasAppState
+    }
+
+    /// Merges `lower` under `properties` by precedence: a key `properties` holds wins, and past
+    /// 200 keys the keys of `lower` are the ones left out (the first in sorted order are taken),
+    /// so an event's own properties are never lost to the scope's or the defaults'.
+    /// - Parameters:
+    ///   - lower: The properties of lower precedence (a `withProperties` scope, the defaults).
+    ///   - properties: The event's, merged into in place.
+    ///   - problems: Receives ``Problem/tooManyProperties`` when keys are left out, and what
+    ///     repairing `lower` found when it had to be looked at key by key.
+    static func merge(_ lower: [String: PropertyValue], under properties: inout [String: PropertyValue], problems: inout [Problem]) {
+        guard !lower.isEmpty else { return }
+        if properties.isEmpty, lower.count <= EventLimits.maxPropertyCount {
+            properties = lower
+            return
+        }
+        // The usual case: both fit together, whatever overlaps.
+        if properties.count + lower.count <= EventLimits.maxPropertyCount {
+            properties.merge(lower) { own, _ in own }
+            return
+        }
+        // Repaired first, so that a key the ingest would refuse takes no slot.
+        var lower = lower
+        sanitize(&lower, problems: &problems)
+        var leftOut = false
+        for key in lower.keys.sorted() where properties[key] == nil {
+            guard properties.count < EventLimits.maxPropertyCount else {
+                leftOut = true
+                break
+            }
+            properties[key] = lower[key]
+        }
+        if leftOut { problems.append(.tooManyProperties) }
     }
 
     /// Whether a name breaks a rule that drops the event, and which.

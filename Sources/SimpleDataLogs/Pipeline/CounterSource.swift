@@ -33,6 +33,7 @@ struct CounterSource: Sendable {
         counters.droppedBeforeConfigure = front.droppedBeforeConfigure
         counters.ignoredWhileDisabled = front.ignoredWhileDisabled
         counters.ignoredAfterShutdown = front.ignoredAfterShutdown
+        counters.droppedAtShutdown = front.droppedAtShutdown
         counters.pendingInMemory = front.inFlight
         return counters
     }

@@ -30,8 +30,27 @@ final class Pipeline: Sendable {
     private let clock: any Clock<Duration>
     /// Where the uploader's loop listens; `nil` when uploads are off (outbox unit tests).
     private let uploaderSignals: AsyncStream<UploaderSignal>.Continuation?
-    /// Owns the three stage loops; ends when the intake shuts down and every stage has drained.
+    /// Owns the identity and sessions loops; ends when the intake shuts down and both have
+    /// drained. May outlive the pipeline's shutdown while a middleware step blocks the stages
+    /// thread (see ``runShutdown(timeLimit:boundsSteps:)``): then it ends when the step returns.
     private let stagesTask: Task<Void, Never>
+    /// Passed when ``stagesTask``'s loops have ended: a wait on it can be raced against a time
+    /// limit and cancelled, which a wait on the task's value cannot.
+    private let stagesEnded = Barrier()
+    /// Owns the journal's loop; ends when its queue is finished and drained.
+    private let outboxTask: Task<Void, Never>
+    /// The sessions stage's hand-over to the journal; finished by the sessions stage, or by
+    /// shutdown when a step holds the stages thread past the time limit.
+    private let toOutbox: HandOffQueue<[PipelineItem]>
+    /// Raised by shutdown when its time limit runs out before the middleware steps are done.
+    private let cutoff = StepsCutoff()
+    /// Passed when shutdown gave up on the stages and counted what they held: a `flush()`
+    /// waiting behind a blocked step returns then (``waitForBarrier(_:)``).
+    private let stagesAbandoned = Barrier()
+    /// Whether any middleware step is configured: only then can the stages be slow.
+    private let hasMiddleware: Bool
+    /// Logs each kind of bad input once for this client.
+    let problemLog: ProblemLog
     /// Owns the uploader's loop; ends when its signals finish, or at once when cancelled.
     private let uploaderTask: Task<Void, Never>?
     private let ownedTransport: URLSessionTransport?
@@ -48,6 +67,9 @@ final class Pipeline: Sendable {
         self.clock = clock
         ownedTransport = settings.ownedTransport
         let problemLog = ProblemLog(logger: logger)
+        self.problemLog = problemLog
+        hasMiddleware = !middleware.isEmpty
+        let chain = MiddlewareChain(steps: middleware)
         stagesExecutor = ThreadExecutor(name: "sdl.stages")
         outboxExecutor = ThreadExecutor(name: "sdl.outbox")
         uploaderExecutor = ThreadExecutor(name: "sdl.uploader")
@@ -55,15 +77,17 @@ final class Pipeline: Sendable {
         let reports = DeliveryReportHub()
         self.reports = reports
         let identity = IdentityActor(
-            intake: intake, counters: counters, problemLog: problemLog, middleware: MiddlewareChain(steps: middleware),
+            intake: intake, counters: counters, problemLog: problemLog, middleware: chain, cutoff: cutoff,
             installIDs: usesInstallID ? InstallIDStore(folder: directory, fileSystem: faults.fileSystem) : nil, logger: logger,
             executor: stagesExecutor
         )
         let sessions = SessionsActor(
             sessionMode: autocapture.capture.contains(.sessions) ? autocapture.sessionMode : nil,
-            tracksActivity: autocapture.activity == .on, intake: intake, executor: stagesExecutor
+            tracksActivity: autocapture.activity == .on, intake: intake, middleware: chain, cutoff: cutoff,
+            counters: counters, problemLog: problemLog, executor: stagesExecutor
         )
         let toOutbox = HandOffQueue<[PipelineItem]>()
+        self.toOutbox = toOutbox
         let sealerChannel = SealerChannel { toOutbox.wake() }
         self.sealerChannel = sealerChannel
         let sealer = SealerActor(fileSystem: faults.fileSystem, crashPoint: faults.crashPoint, executor: sealerExecutor)
@@ -108,14 +132,22 @@ final class Pipeline: Sendable {
             feed = nil
             uploaderTask = nil
         }
-        stagesTask = Task.preferring(stagesExecutor) {
+        let stagesEnded = stagesEnded
+        // Each loop prefers its actor's thread, so that it is woken there, not on the pool. The
+        // journal's loop has a task of its own: shutdown may have to finish it without the
+        // stages, when a step holds their thread.
+        outboxTask = Task.preferring(outboxExecutor) {
             if let feed { await outbox.attach(feed: feed) }
             await withTaskGroup(of: Void.self) { group in
-                // Each loop prefers its actor's thread, so that it is woken there, not on the pool.
-                group.addTask(preferring: identity.executor) { await identity.run(output: toSessionsInput) }
-                group.addTask(preferring: sessions.executor) { await sessions.run(input: toSessions, output: toOutbox) }
                 group.addTask(preferring: outbox.executor) { await outbox.run(input: toOutbox) }
             }
+        }
+        stagesTask = Task.preferring(stagesExecutor) {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask(preferring: identity.executor) { await identity.run(output: toSessionsInput) }
+                group.addTask(preferring: sessions.executor) { await sessions.run(input: toSessions, output: toOutbox) }
+            }
+            stagesEnded.pass()
         }
     }
 
@@ -152,23 +184,34 @@ final class Pipeline: Sendable {
         if !Task.isCancelled { await sealerChannel.caughtUp() }
     }
 
-    /// Stops the intake, lets every stage finish what it holds, tries one send within
-    /// `timeLimit` (on the client's clock), keeps the rest on disk, and stops the threads.
+    /// Stops the intake, lets every stage finish what it holds, tries one send, keeps the rest
+    /// on disk, and stops the threads, all within `timeLimit` (on the client's clock).
+    ///
+    /// The time limit bounds the middleware steps too: when it runs out while they are still
+    /// working through the queue, the steps get no more events, and a step still running is
+    /// given ``stepGrace`` to return. What has not reached the journal by then is counted as
+    /// dropped at shutdown, with one log line. A step that never returns keeps the stages thread
+    /// (a thread cannot be stopped from outside): it is left behind, and the rest of shutdown
+    /// goes on without it.
     ///
     /// The work runs in a task of its own, not the caller's: a shutdown asked for by a cancelled
     /// task (a server's service being torn down, a `withClient` scope left by cancellation) still
     /// makes its one bounded send, and only `timeLimit` cuts it short. Concurrent and later calls
     /// wait for the same shutdown instead of running a second one.
     /// - Parameters:
-    ///   - timeLimit: How long the last send may take.
+    ///   - timeLimit: How long the whole shutdown may take, the steps and the last send included.
+    ///   - boundsSteps: Whether `timeLimit` bounds the steps; false for a client released
+    ///     without `shutdown()`, whose queued events pass the steps however long they take
+    ///     (nobody waits for it, and no time was chosen).
     ///   - finished: Runs once, when the first caller's shutdown has ended (the closing log line).
-    func shutDown(timeLimit: Duration, finished: @escaping @Sendable () -> Void = {}) async {
+    func shutDown(timeLimit: Duration, boundsSteps: Bool = true, finished: @escaping @Sendable () -> Void = {}) async {
         let task: Task<Void, Never> = shutdownTask.withLock { task in
             if let task { return task }
-            // On the pipeline's own thread: a released client's teardown must not wait for a free
+            // On one of the pipeline's own threads, the uploader's (it only awaits, and no
+            // middleware step can hold it): a released client's teardown must not wait for a free
             // pool thread while its caller goes on making clients on the pool.
-            let started = Task.preferring(stagesExecutor) {
-                await self.runShutdown(timeLimit: timeLimit)
+            let started = Task.preferring(uploaderExecutor) {
+                await self.runShutdown(timeLimit: timeLimit, boundsSteps: boundsSteps)
                 finished()
             }
             task = started
@@ -177,22 +220,45 @@ final class Pipeline: Sendable {
         await task.value
     }
 
-    /// A client released without `shutdown()`: shuts down with no time for a send, then runs
-    /// `then`, in a task on the pipeline's own thread, started at once whether or not the
+    /// A client released without `shutdown()`: shuts down with no time for a send (queued events
+    /// still pass the steps, however long they take: nobody waits and no time was chosen), then
+    /// runs `then`, in a task on the pipeline's own thread, started at once whether or not the
     /// cooperative pool has a free thread.
     func shutDownInBackground(then: @escaping @Sendable () async -> Void) {
-        Task.preferring(stagesExecutor) { [self] in
-            await shutDown(timeLimit: .zero)
+        Task.preferring(uploaderExecutor) { [self] in
+            await shutDown(timeLimit: .zero, boundsSteps: false)
             await then()
         }
     }
 
-    private func runShutdown(timeLimit: Duration) async {
+    /// How long a step that is running when shutdown's time limit runs out may take to return
+    /// before shutdown goes on without the stages.
+    static let stepGrace: Duration = .milliseconds(100)
+
+    private func runShutdown(timeLimit: Duration, boundsSteps: Bool) async {
         intake.shutDown()
-        await stagesTask.value
+        let bounded = hasMiddleware && boundsSteps
+        let (ended, elapsed) = await Self.measure(on: clock) {
+            if bounded {
+                // The steps are the app's code and may take any time: they get the time limit.
+                return await Deadline.run(timeLimit, on: self.clock) { await self.stagesEnded.wait() } != nil
+            }
+            // No step: the stages are the SDK's own quick work, bounded by the backlog.
+            await self.stagesEnded.wait()
+            return true
+        }
+        if !ended { await cutSteps() }
+        await outboxTask.value
+        // The send gets what is left of the limit.
+        let sendTime = timeLimit - elapsed
+        if cutoff.isCut {
+            let dropped = intake.settleAtShutdown()
+            if dropped > 0 { problemLog.reportDroppedAtShutdown(dropped, timeLimit: timeLimit) }
+            stagesAbandoned.pass()
+        }
         // No time at all (a client released without shutdown): no send is started.
-        if intake.isEnabled, timeLimit > .zero {
-            await withTimeLimit(timeLimit) { await self.flushOnce() }
+        if intake.isEnabled, sendTime > .zero {
+            await withTimeLimit(sendTime) { await self.flushOnce() }
         }
         uploaderSignals?.finish()
         uploaderTask?.cancel()
@@ -202,10 +268,41 @@ final class Pipeline: Sendable {
         sealerChannel.jobs.finish()
         await sealerTask.value
         reports.finish()
+        // A thread held by a blocked step exits once the step returns.
         stagesExecutor.stop()
         outboxExecutor.stop()
         uploaderExecutor.stop()
         sealerExecutor.stop()
+    }
+
+    /// The time limit ran out with the steps still at work: they get no more events, the step
+    /// running now gets ``stepGrace`` to return, and the journal's queue is finished without
+    /// the stages if they have not ended by then (a step holds their thread).
+    private func cutSteps() async {
+        cutoff.cut()
+        let ended = await Deadline.run(Self.stepGrace, on: clock) { await self.stagesEnded.wait() } != nil
+        if !ended { toOutbox.finish() }
+    }
+
+    /// Runs `work` and measures it on `clock` (opened from `any Clock<Duration>`).
+    private static func measure<C: Clock, T>(
+        on clock: C, _ work: () async -> T
+    ) async -> (T, Duration) where C.Duration == Duration {
+        let start = clock.now
+        let result = await work()
+        return (result, start.duration(to: clock.now))
+    }
+
+    /// Waits for `barrier` to pass, or for shutdown to give up on the stages (a step blocked
+    /// past its time limit, which the barrier may sit behind forever), or for the calling task's
+    /// cancellation, whichever comes first.
+    func waitForBarrier(_ barrier: Barrier) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await barrier.wait() }
+            group.addTask { await self.stagesAbandoned.wait() }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Runs `work` until it ends or `limit` passes on the client's clock, whichever is first;

@@ -10,14 +10,30 @@ actor SessionsActor {
     private var sessions: SessionRules?
     private var activity: ActivityRules?
     private let intake: Intake
+    /// The app's steps, run over the session events this stage makes, as the identity stage
+    /// runs them over every other event: a step that scrubs or drops must see every event.
+    private let middleware: MiddlewareChain
+    private let cutoff: StepsCutoff
+    private let counters: StageCounters
+    private let problemLog: ProblemLog
 
     /// - Parameters:
     ///   - sessionMode: The session rule, or `nil` when `.sessions` autocapture is off.
     ///   - tracksActivity: Whether events get `app_state` and `engaged_ms`.
-    init(sessionMode: SessionMode?, tracksActivity: Bool, intake: Intake, executor: ThreadExecutor) {
+    ///   - middleware: The steps the session events pass, as every event does.
+    ///   - cutoff: Raised by shutdown when its time limit runs out before the steps are done.
+    init(
+        sessionMode: SessionMode?, tracksActivity: Bool, intake: Intake, middleware: MiddlewareChain = MiddlewareChain(steps: []),
+        cutoff: StepsCutoff = StepsCutoff(), counters: StageCounters = StageCounters(), problemLog: ProblemLog,
+        executor: ThreadExecutor
+    ) {
         sessions = sessionMode.map { SessionRules(mode: $0) }
         activity = tracksActivity ? ActivityRules() : nil
         self.intake = intake
+        self.middleware = middleware
+        self.cutoff = cutoff
+        self.counters = counters
+        self.problemLog = problemLog
         self.executor = executor
     }
 
@@ -43,6 +59,8 @@ actor SessionsActor {
         var output: [PipelineItem] = []
         output.reserveCapacity(chunk.count + 2)
         var generated = 0
+        var tally = ChunkTally()
+        var problems: [EventValidator.Problem] = []
         let before = sessions?.openSessions
         for item in chunk {
             switch item {
@@ -50,7 +68,7 @@ actor SessionsActor {
                 if sessions != nil {
                     let emitted = sessions!.process(&event)
                     generated += emitted.count
-                    output += emitted.map(PipelineItem.event)
+                    passSteps(emitted, into: &output, tally: &tally, problems: &problems)
                 }
                 if activity != nil, event.origin != .backdated {
                     let stamp = activity!.stamp(at: event.timestamp)
@@ -64,7 +82,7 @@ actor SessionsActor {
                 case .foreground:
                     if let emitted = sessions?.appBecameActive(at: time) {
                         generated += emitted.count
-                        output += emitted.map(PipelineItem.event)
+                        passSteps(emitted, into: &output, tally: &tally, problems: &problems)
                     }
                 case .background:
                     sessions?.appWentAway(at: time)
@@ -74,16 +92,46 @@ actor SessionsActor {
             case .identityReset(let previous, let next):
                 if let emitted = sessions?.endSession(ofDevice: previous, becoming: next) {
                     generated += emitted.count
-                    output += emitted.map(PipelineItem.event)
+                    passSteps(emitted, into: &output, tally: &tally, problems: &problems)
                 }
             case .optOut, .barrier, .sessionCheckpoint, .crashRecordHandedOver:
                 output.append(item)
             }
         }
+        // Admitted before the steps' drops are released, so the law counts each one once.
         intake.admitGenerated(generated)
+        tally.commit(intake: intake, counters: counters, problemLog: problemLog)
+        problemLog.report(problems)
         if let after = sessions?.openSessions, after != before {
             output.append(.sessionCheckpoint(after))
         }
         return output
+    }
+
+    /// Hands the session events this stage made to the app's steps and appends what they keep.
+    /// After shutdown's cutoff they are left unsent (shutdown counts them); a step's drop or an
+    /// invalid result is counted as for any event.
+    private func passSteps(
+        _ emitted: [Event], into output: inout [PipelineItem], tally: inout ChunkTally, problems: inout [EventValidator.Problem]
+    ) {
+        guard !middleware.isEmpty else {
+            output += emitted.map(PipelineItem.event)
+            return
+        }
+        for var event in emitted {
+            if cutoff.isCut { continue }
+            switch middleware.process(&event, problems: &problems) {
+            case .kept(let cleared):
+                if cleared {
+                    tally.clearedDeviceIDs += 1
+                    problemLog.reportClearedDeviceID(from: .middleware)
+                }
+                output.append(.event(event))
+            case .dropped(let step):
+                tally.droppedBySteps[step, default: 0] += 1
+            case .invalid:
+                tally.invalid += 1
+            }
+        }
     }
 }

@@ -3,6 +3,7 @@
 // None of these functions is called; `EventMiddleware.sample` is, by MiddlewareTests.
 import Foundation
 import SimpleDataLogs
+import Testing
 
 /// What the samples call a tenant's request.
 struct TenantRequest: Sendable {
@@ -24,6 +25,13 @@ func eventsInDepthMiddleware() {
         .sample("scroll", keeping: 0.1),
     ]
     SimpleDataLogs.configure(configuration)
+}
+
+// "Event middleware": testing a step on its own (run by EventPathTests.stepOnItsOwn too).
+func eventsInDepthTestingAStep() {
+    var event = OutgoingEvent(name: "signed_up", properties: ["email": "a@example.com", "plan": "pro"])
+    #expect(EventMiddleware.scrub("no emails", keys: ["email"]).run(&event) == .keep)
+    #expect(event.properties == ["plan": "pro"])
 }
 
 // "Event middleware": sampling.

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// Issue 23, item 6: shutdown's time limit bounds everything, the app's middleware steps included.
+/// A slow step made `shutdown(timeLimit: 1 s)` take 4–5 s; a blocked one made `flush()` and
+/// `shutdown()` never return.
+///
+/// These clients run on the real clock: the failure is real time spent in the app's code, which
+/// no manual clock can stand for. The bounds are upper bounds with generous margins (a loaded
+/// 2-core machine), and each wait is bounded so that the old behaviour fails instead of hanging.
+@Suite("Hardening: a slow or blocked middleware step cannot stretch shutdown past its time limit", .stuckTestLimit)
+struct SlowMiddlewareTests {
+    /// A client on the real clock, uploads off, with `steps`, on a fresh folder.
+    static func client(
+        steps: [EventMiddleware], directory: TemporaryDirectory, log: RecordingLogSink
+    ) -> SimpleDataLogsClient {
+        var tuning = ClientTuning()
+        tuning.startsUploader = false
+        let client = SimpleDataLogsClient(
+            clock: ContinuousClock(), wallClock: SettableWallClock(), logSink: log, tuning: tuning,
+            faults: FaultInjection(), environment: [:]
+        )
+        var configuration = SimpleDataLogsClient.Configuration(
+            ingestKey: "sdl_pub_test0000000000", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: directory.url
+        )
+        configuration.middleware = steps
+        client.configure(configuration)
+        return client
+    }
+
+    @Test("a 30 ms step and 300 queued events: shutdown(timeLimit: 1 s) returns within the limit plus a margin; what the steps did not see is counted, with one line")
+    func slowStep() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = RecordingLogSink()
+        let slow = EventMiddleware("slow enrichment") { event in
+            // The step's own work, as a slow lookup would take it: 30 ms of this thread.
+            Thread.sleep(forTimeInterval: 0.030)
+            event.properties["enriched"] = true
+            return .keep
+        }
+        let client = Self.client(steps: [slow], directory: directory, log: log)
+        for seq in 0..<300 { client.track("queued", properties: ["seq": .int(Int64(seq))]) }
+
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await withTimeLimit(.seconds(30), waitingFor: "shutdown behind a slow step") {
+            await client.shutdown(timeLimit: .seconds(1))
+        }
+        let took = started.duration(to: clock.now)
+        // 300 × 30 ms is 9 s of steps: before the fix shutdown took all of it. The margin is
+        // generous: other tests saturate the cooperative pool on purpose, which delays timers.
+        #expect(took < .seconds(3.5), "shutdown(timeLimit: 1 s) took \(took)")
+
+        let counters = client.counters
+        #expect(counters.isBalanced, "\(counters)")
+        #expect(counters.tracked == 300)
+        #expect(counters.droppedAtShutdown > 0 && counters.droppedAtShutdown < 300, "\(counters)")
+        #expect(counters.droppedAtShutdown + counters.pendingOnDisk == 300, "\(counters)")
+        #expect(counters.pendingInMemory == 0, "\(counters)")
+        let journaled = try JournalReader.events(inOutbox: directory.path)
+        #expect(journaled.count == counters.pendingOnDisk, "what the counters call on disk is on disk")
+        #expect(journaled.allSatisfy { $0.props["enriched"] == true }, "nothing reached the disk without passing the steps")
+        let lines = log.lines.filter { $0.message.contains("droppedAtShutdown") }
+        #expect(lines.count == 1 && lines.first?.level == .warning, "\(log.lines.map(\.message))")
+    }
+
+    @Test("a step that never returns: flush() and shutdown() both return; everything the step held is counted")
+    func blockedStep() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = RecordingLogSink()
+        let gate = ThreadGate(isOpen: false)
+        // Opened however the test ends, so the stages thread it holds is given back.
+        defer { gate.open() }
+        let blocking = EventMiddleware("remote lookup") { event in
+            if event.name == "blocks" { gate.blockWhileClosed() }
+            return .keep
+        }
+        let client = Self.client(steps: [blocking], directory: directory, log: log)
+        client.track("before")
+        _ = try await withTimeLimit(.seconds(30), waitingFor: "a flush before the step blocks") { await client.flush() }
+        client.track("blocks")
+        client.track("behind")
+        let held = try await onOwnThread { gate.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
+        try #require(held, "the step never ran")
+
+        // A flush behind the blocked step waits; shutdown must end that wait too.
+        let flush = Task { await client.flush() }
+        try await withTimeLimit(.seconds(30), waitingFor: "shutdown behind a blocked step") {
+            await client.shutdown(timeLimit: .milliseconds(300))
+        }
+        let result = try await withTimeLimit(.seconds(30), waitingFor: "a flush behind a blocked step") { await flush.value }
+        #expect(result.remaining == 1, "\(result)")
+
+        let counters = client.counters
+        #expect(counters.isBalanced, "\(counters)")
+        #expect(counters.tracked == 3 && counters.droppedAtShutdown == 2 && counters.pendingOnDisk == 1, "\(counters)")
+        #expect(try JournalReader.events(inOutbox: directory.path).map(\.name) == ["before"])
+        #expect(log.lines.filter { $0.message.contains("droppedAtShutdown") }.count == 1)
+
+        // The step comes back after shutdown: the stage it returns to counts nothing twice.
+        gate.open()
+        #expect(client.counters.isBalanced && client.counters.droppedAtShutdown == 2, "\(client.counters)")
+    }
+
+    @Test("with no step at all, shutdown journals every queued event, however short the limit")
+    func noStepsJournalEverything() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let client = Self.client(steps: [], directory: directory, log: RecordingLogSink())
+        for seq in 0..<500 { client.track("queued", properties: ["seq": .int(Int64(seq))]) }
+        try await withTimeLimit(.seconds(30), waitingFor: "shutdown") { await client.shutdown(timeLimit: .zero) }
+        let counters = client.counters
+        #expect(counters.pendingOnDisk == 500 && counters.droppedAtShutdown == 0 && counters.isBalanced, "\(counters)")
+    }
+}
