@@ -22,6 +22,8 @@ import SimpleDataLogs
 //   OutboxCrashChild on-cue <folder> <name>
 //       a client with `.crashes` tracks <name>, prints "ready" once it is journaled, then reads
 //       one line: "crash" aborts the process, anything else exits 0.
+//   OutboxCrashChild descriptors-…
+//       runs out of file descriptors (DescriptorModes.swift).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
@@ -32,6 +34,8 @@ guard arguments.count >= 2 else {
 func argument(_ index: Int) -> String { index < arguments.count ? arguments[index] : "" }
 
 let mode = arguments[0]
+// Out of file descriptors: DescriptorModes.swift.
+if mode.hasPrefix("descriptors-") { await runDescriptorMode(mode, Array(arguments.dropFirst())) }
 let folder = URL(fileURLWithPath: arguments[1])
 
 if mode.hasPrefix("crash-") {

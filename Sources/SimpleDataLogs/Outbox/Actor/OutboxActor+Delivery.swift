@@ -162,8 +162,8 @@ extension OutboxActor {
         defer { endOperation() }
         guard case .loaded(let parent) = load(id), parent.payloads.count > 1 else { return nil }
         let middle = parent.payloads.count / 2
-        let left = SealedBatch(id: UUID(), sequence: parent.sequence, path: parent.path + "0", payloads: Array(parent.payloads[..<middle]))
-        let right = SealedBatch(id: UUID(), sequence: parent.sequence, path: parent.path + "1", payloads: Array(parent.payloads[middle...]))
+        let left = SealedBatch(id: UniqueID.random(), sequence: parent.sequence, path: parent.path + "0", payloads: Array(parent.payloads[..<middle]))
+        let right = SealedBatch(id: UniqueID.random(), sequence: parent.sequence, path: parent.path + "1", payloads: Array(parent.payloads[middle...]))
         let storedLeft = persist(left, retiringJournal: nil)
         let storedRight = persist(right, retiringJournal: nil)
         // The parent's file is the durable copy until both halves are files: when the disk

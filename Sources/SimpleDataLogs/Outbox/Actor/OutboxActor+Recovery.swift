@@ -200,7 +200,7 @@ extension OutboxActor {
                     continue
                 }
                 // Every later step finds a batch by the name it would write (a lowercase id); a
-                // name written otherwise (an uppercase id, `UUID().uuidString`) is renamed to it,
+                // name written otherwise (an uppercase id, as `uuidString` prints) is renamed to it,
                 // or the batch would sit in the queue unreadable.
                 let canonical = JournalName.batch(sequence: parts.sequence, path: parts.path, id: EventEncoder.lowercaseString(id))
                 if name != canonical {
@@ -252,7 +252,7 @@ extension OutboxActor {
             var allOnDisk = true
             for (index, chunk) in RecoveryRules.chunked(payloads, policy: policy).enumerated() {
                 let path = index == 0 ? "r" : "r" + String(repeating: "1", count: index)
-                let batch = SealedBatch(id: UUID(), sequence: journal.sequence, path: path, payloads: chunk)
+                let batch = SealedBatch(id: UniqueID.random(), sequence: journal.sequence, path: path, payloads: chunk)
                 let stored = persist(batch, retiringJournal: nil)
                 if stored.heldInMemory != nil { allOnDisk = false }
                 insertSealed(stored)
@@ -291,7 +291,7 @@ extension OutboxActor {
     }
 
     func quarantine(_ path: String, in layout: OutboxLayout, reason: String) {
-        let name = (path.split(separator: "/").last.map(String.init) ?? "file") + "." + EventEncoder.lowercaseString(UUID())
+        let name = (path.split(separator: "/").last.map(String.init) ?? "file") + "." + EventEncoder.lowercaseString(UniqueID.random())
         do {
             try fileSystem.rename(path, to: layout.quarantineFolder + "/" + name)
             logger.warning("Moved \(path) to \(layout.quarantineFolder) (\(reason)); the rest of the outbox is unaffected.")

@@ -10,7 +10,7 @@ struct OpenBatch: Sendable {
     /// Its sequence number (its journal's name and its place in the queue).
     private(set) var sequence = 0
     /// Its id, in the journal's header and the sealed batch's file name.
-    private(set) var id = UUID()
+    private(set) var id = UniqueID.random()
     /// Its events, encoded, oldest first.
     private(set) var payloads: [[UInt8]] = []
     /// The sum of their sizes.
@@ -87,7 +87,7 @@ struct OpenBatch: Sendable {
         payloadBytes = 0
         forgetUnwritten()
         sequence = nextSequence
-        id = UUID()
+        id = UniqueID.random()
         nextSequence += 1
         return batch
     }
