@@ -32,7 +32,8 @@ struct CounterSource: Sendable {
         counters.skippedBacklog = front.skippedBacklog
         counters.droppedBeforeConfigure = front.droppedBeforeConfigure
         counters.ignoredWhileDisabled = front.ignoredWhileDisabled
-        counters.pendingInMemory = front.inFlight
+        // Not yet journaled, plus what the outbox holds in memory (no folder, a refused write).
+        counters.pendingInMemory = front.inFlight + stages.pendingInMemory
         return counters
     }
 }

@@ -105,6 +105,15 @@ struct OpenBatch: Sendable {
         nextSequence = max(nextSequence, sequence + 1)
     }
 
+    /// Moves the batch and the sequences after it `offset` up (a folder taken late: what it held
+    /// keeps its numbers; see ``OutboxQueue/moveHeldBatches(up:)``). Its journal is written
+    /// afresh under the new number, so no file of the old one is left to rename.
+    mutating func moveUp(by offset: Int) {
+        guard offset > 0 else { return }
+        sequence += offset
+        nextSequence += offset
+    }
+
     /// Starts the open batch at the next free sequence (after recovery).
     mutating func startAtNextSequence() {
         sequence = nextSequence

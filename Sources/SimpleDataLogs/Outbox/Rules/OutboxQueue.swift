@@ -36,6 +36,9 @@ struct OutboxQueue: Sendable {
     private(set) var recentlyEvicted: [(id: UUID, events: Int)] = []
     /// Batches sealed (or recovered, or split into) since launch: what `waitForSeals` counts.
     private(set) var sealsSinceLaunch = 0
+    /// Events of the sealed batches held in memory (no folder, or the disk refused their file):
+    /// pending, but not on disk, so the counters call them `pendingInMemory`.
+    private(set) var heldInMemoryEvents = 0
     private var evictionEpisodeLogged = false
 
     // MARK: Sealed batches
@@ -50,18 +53,39 @@ struct OutboxQueue: Sendable {
         let index = sealed.firstIndex { StoredBatch.isOlder(batch, $0) } ?? sealed.endIndex
         sealed.insert(batch, at: index)
         sealsSinceLaunch += 1
+        heldInMemoryEvents += batch.heldEvents
     }
 
     /// Takes a sealed batch out of the queue.
     mutating func removeSealed(_ id: UUID) -> StoredBatch? {
         guard let index = sealed.firstIndex(where: { $0.id == id }) else { return nil }
+        heldInMemoryEvents -= sealed[index].heldEvents
         return sealed.remove(at: index)
     }
 
     /// Replaces a sealed batch in place (a held batch that became a file).
     mutating func replaceSealed(_ batch: StoredBatch) {
         guard let index = sealed.firstIndex(where: { $0.id == batch.id }) else { return }
+        heldInMemoryEvents += batch.heldEvents - sealed[index].heldEvents
         sealed[index] = batch
+    }
+
+    /// Moves every batch held in memory (sealed or set aside) `offset` sequences up, keeping
+    /// their order: when a folder is taken late (the client ran in memory, or its folder was
+    /// deleted), what it already holds on disk keeps its numbers, and the held batches, newer,
+    /// sort after it and never share a sequence with a file (recovery retires a journal whose
+    /// sequence has a batch). Their ids stay, so the uploader's copy still finds them.
+    mutating func moveHeldBatches(up offset: Int) {
+        guard offset > 0 else { return }
+        func moved(_ batch: StoredBatch) -> StoredBatch {
+            guard batch.heldInMemory != nil else { return batch }
+            var batch = batch
+            batch.sequence += offset
+            batch.heldInMemory?.sequence += offset
+            return batch
+        }
+        sealed = sealed.map(moved).sorted(by: StoredBatch.isOlder)
+        setAside = setAside.map(moved).sorted(by: StoredBatch.isOlder)
     }
 
     /// Whether a sealed batch is held in memory because the disk refused it.
@@ -93,6 +117,7 @@ struct OutboxQueue: Sendable {
         defer {
             sealed.removeAll()
             setAside.removeAll()
+            heldInMemoryEvents = 0
         }
         return (sealed, setAside)
     }
@@ -124,6 +149,7 @@ struct OutboxQueue: Sendable {
         var eviction = Eviction(refused: Array(setAside.prefix(refusedCount)), evicted: Array(sealed.prefix(count - refusedCount)))
         setAside.removeFirst(refusedCount)
         sealed.removeFirst(count - refusedCount)
+        heldInMemoryEvents -= eviction.evicted.reduce(0) { $0 + $1.heldEvents }
         for batch in eviction.evicted { noteEvicted(batch) }
         if !evictionEpisodeLogged {
             evictionEpisodeLogged = true
