@@ -21,7 +21,10 @@ extension OutboxActor {
             logger.error("The storage folder \(layout.root) \(distrust): another user could plant files in it. The outbox is kept in memory only; use a folder of this process's user.")
             return
         }
-        if !takeStorage(in: layout, late: false) { scheduleStorageRetry() }
+        if !takeStorage(in: layout, late: false) {
+            retriesStorage = true
+            scheduleStorageRetry()
+        }
     }
 
     /// Makes the storage folder, takes an area in it and recovers what the area and the dead

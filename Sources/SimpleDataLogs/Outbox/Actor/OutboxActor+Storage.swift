@@ -29,12 +29,13 @@ extension OutboxActor {
     /// folder it distrusts, nor with none configured): at a flush, at shutdown, and when the
     /// retry timer fires. On success, what memory holds is written to the area at once.
     func retryStorage() {
-        guard area == nil, let layout, !isTakingStorage else { return }
+        guard area == nil, retriesStorage, let layout, !isTakingStorage else { return }
         storageRetryTimer?.cancel()
         storageRetryTimer = nil
         if let distrust = Self.distrust(of: layout.root) {
-            // Made meanwhile by another user: never used (recoverAtLaunch says why).
-            logger.error("The storage folder \(layout.root) \(distrust); the outbox stays in memory.")
+            // Made meanwhile by another user: never used, and not tried again.
+            retriesStorage = false
+            logger.error("The storage folder \(layout.root) \(distrust): another user could plant files in it. The outbox stays in memory; use a folder of this process's user.")
             return
         }
         let held = heldInMemoryEvents
@@ -42,8 +43,15 @@ extension OutboxActor {
         let taken = takeStorage(in: layout, late: true)
         isTakingStorage = false
         guard taken else { return scheduleStorageRetry() }
+        retriesStorage = false
         storageRetry.succeeded()
         diskTroubleLogged = false
+        // Sessions an earlier run left open in the area taken: ended now, as at launch.
+        if !leftoverSessions.isEmpty {
+            endLeftoverSessions(leftoverSessions)
+            leftoverSessions = []
+            commit()
+        }
         let written = held - heldInMemoryEvents
         logger.info("The storage folder \(layout.root) can be used now; \(written) events held in memory are on disk.")
         updateCounters()
@@ -91,6 +99,7 @@ extension OutboxActor {
         closeJournal()
         releaseArea()
         self.area = nil
+        retriesStorage = true
         journalIsComplete = open.isEmpty
         // The journals with the sealer come back as failed seals (their folder is gone) and are
         // held in memory like the open batch; any that made it are files of the lost area.

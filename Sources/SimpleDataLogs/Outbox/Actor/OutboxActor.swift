@@ -69,6 +69,10 @@ actor OutboxActor {
     /// The outbox's events the counters show as `pendingInMemory` (``updateCounters(_:)``).
     var heldEventsCounted = 0
 
+    /// Whether the outbox runs without its folder for a reason that may pass (it could not be
+    /// made or locked, or its area was deleted), so it tries again. Never for a folder it
+    /// distrusts, nor with none configured.
+    var retriesStorage = false
     /// When the storage folder is tried again while the outbox runs without one.
     var storageRetry = StorageRetrySchedule()
     /// The next try of the storage folder; one at a time, weakly holding the actor.
