@@ -22,6 +22,10 @@ import SimpleDataLogs
 //   OutboxCrashChild on-cue <folder> <name>
 //       a client with `.crashes` tracks <name>, prints "ready" once it is journaled, then reads
 //       one line: "crash" aborts the process, anything else exits 0.
+//   OutboxCrashChild blocked-folder <folder> <count>
+//       tracks into memory while <folder> cannot be made; journals once it can (BlockedFolderMode.swift).
+//   OutboxCrashChild descriptors-…
+//       runs out of file descriptors (DescriptorModes.swift).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
@@ -32,7 +36,11 @@ guard arguments.count >= 2 else {
 func argument(_ index: Int) -> String { index < arguments.count ? arguments[index] : "" }
 
 let mode = arguments[0]
+// Out of file descriptors: DescriptorModes.swift.
+if mode.hasPrefix("descriptors-") { await runDescriptorMode(mode, Array(arguments.dropFirst())) }
 let folder = URL(fileURLWithPath: arguments[1])
+// A folder blocked at launch, freed while the client runs: BlockedFolderMode.swift.
+if mode == "blocked-folder" { await runBlockedFolderMode(folder: folder, count: Int(argument(2)) ?? 100) }
 
 if mode.hasPrefix("crash-") {
     // `crash-<kind>`: a client with `.crashes` autocapture tracks, then the process dies by

@@ -23,7 +23,7 @@ package enum Demo {
             console.err("sdl demo: \(result.failure ?? "")")
             return result
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-demo-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-demo-\(UniqueID.random().uuidString)")
         var session = DemoSession(ingest: ingest, folder: folder, options: options, console: console)
         defer {
             ingest.stop()

@@ -60,9 +60,13 @@ public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
     public var delivered = 0
     /// Events still on their way: in memory or on disk.
     public var pending: Int { pendingInMemory + pendingOnDisk }
-    /// Events taken but not yet in the journal (what `kill -9` would lose).
+    /// Events waiting in memory, in no file: taken but not yet journaled, or held by the outbox
+    /// because it has no storage folder (none could be made yet, or none is configured) or the
+    /// disk refused their write. What `kill -9` would lose. Held events move to
+    /// ``pendingOnDisk`` once they are written: the folder is tried again while the client runs.
     public var pendingInMemory = 0
-    /// Events in the journal or in sealed batches, waiting to be sent.
+    /// Events in a file of the outbox (the journal or a sealed batch), waiting to be sent. Never
+    /// counts an event that is only in memory.
     public var pendingOnDisk = 0
     /// `track()` calls made while collection was off; never taken, outside the law.
     public var ignoredWhileDisabled = 0

@@ -97,7 +97,9 @@ extension SimpleDataLogsClient {
         intake.shutDown()
         await pipeline?.shutDown(timeLimit: timeLimit) { [self] in
             let counters = counters
-            logger.info("Shut down: \(counters.delivered) events delivered since launch, \(counters.pendingOnDisk) kept on disk for the next start, \(counters.setAside) set aside.")
+            // Events still in memory at this point had no folder to go to: lost with the process.
+            let lost = counters.pendingInMemory > 0 ? ", \(counters.pendingInMemory) in memory only (no storage folder), lost at exit" : ""
+            logger.info("Shut down: \(counters.delivered) events delivered since launch, \(counters.pendingOnDisk) kept on disk for the next start\(lost), \(counters.setAside) set aside.")
         }
         // After the last send: each metric snapshot sequence yields the final counters and ends.
         await metrics.finish()

@@ -55,7 +55,7 @@ package enum CrashRecordFiles {
     package static func create(in folder: String, fileSystem: any FileSystem) throws(FileSystemError) -> CrashRecordFile {
         var lastError = FileSystemError(code: EAGAIN, operation: "flock", path: folder)
         for _ in 0..<3 {
-            let id = UUID()
+            let id = UniqueID.random()
             let path = folder + "/" + prefix + id.uuidString.lowercased() + suffix
             let descriptor = try fileSystem.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
             if fileSystem.tryLock(descriptor), stillNames(descriptor, path) {
@@ -82,7 +82,7 @@ package enum CrashRecordFiles {
                 fileSystem.close(descriptor)
                 continue
             }
-            let file = CrashRecordFile(path: path, descriptor: descriptor, eventID: eventID(fromName: name) ?? UUID(), fileSystem: fileSystem)
+            let file = CrashRecordFile(path: path, descriptor: descriptor, eventID: eventID(fromName: name) ?? UniqueID.random(), fileSystem: fileSystem)
             let bytes = readAll(descriptor)
             if bytes.isEmpty {
                 file.discard()

@@ -25,7 +25,7 @@ struct InstallIDStore: Sendable {
 
     /// A new id, stored in place of the old one (``SimpleDataLogsClient/reset(deviceID:)``).
     func replace(logger: SDKLogger) -> String {
-        let id = EventEncoder.lowercaseString(UUID())
+        let id = EventEncoder.lowercaseString(UniqueID.random())
         // A folder the outbox refuses (another user's) is refused here too, with the outbox's line.
         guard let folder, let path, isTrusted else { return id }
         do {

@@ -27,10 +27,11 @@ public struct MetricSnapshot: Sendable, Hashable, CustomStringConvertible {
         self.lastRoundTrip = lastRoundTrip
     }
 
-    /// A gauge: events in the journal or in sealed batches, waiting to be sent.
+    /// A gauge: events in a file of the outbox (the journal or a sealed batch), waiting to be sent.
     public var pendingOnDisk: Int { counters.pendingOnDisk }
 
-    /// A gauge: events taken by `track()` but not yet in the journal.
+    /// A gauge: events taken by `track()` and in no file: not yet journaled, or held in memory
+    /// by the outbox (no storage folder, or the disk refused them). What `kill -9` would lose.
     public var pendingInMemory: Int { counters.pendingInMemory }
 
     /// A gauge: events in batches set aside now (kept on disk, not sent). Its counter is

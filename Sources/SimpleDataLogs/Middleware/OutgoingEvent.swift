@@ -31,7 +31,7 @@ public struct OutgoingEvent: Sendable, Hashable {
     ///   - timestampMilliseconds: When it happened; 0 by default.
     ///   - isAutocaptured: Whether the SDK made it.
     public init(
-        name: String, properties: [String: PropertyValue] = [:], deviceID: String? = nil, eventID: UUID = UUID(),
+        name: String, properties: [String: PropertyValue] = [:], deviceID: String? = nil, eventID: UUID = UniqueID.random(),
         timestampMilliseconds: Int64 = 0, isAutocaptured: Bool = false
     ) {
         self.name = name

@@ -34,7 +34,8 @@ struct CounterSource: Sendable {
         counters.ignoredWhileDisabled = front.ignoredWhileDisabled
         counters.ignoredAfterShutdown = front.ignoredAfterShutdown
         counters.droppedAtShutdown = front.droppedAtShutdown
-        counters.pendingInMemory = front.inFlight
+        // Not yet journaled, plus what the outbox holds in memory (no folder, a refused write).
+        counters.pendingInMemory = front.inFlight + stages.pendingInMemory
         return counters
     }
 }

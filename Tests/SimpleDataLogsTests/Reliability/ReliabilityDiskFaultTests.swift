@@ -60,6 +60,11 @@ struct ReliabilityDiskFaultTests {
             newEvents: 10, allowedDrops: 10
         ),
         DiskFault(name: "ENOSPC during recovery", damage: unsealedJournal, inject: { fileSystem, _ in fileSystem.failOpens(with: ENOSPC) }),
+        // The launch runs in memory, then takes the folder at a later flush: the earlier run's
+        // batches are recovered late, the new events written after them.
+        DiskFault(name: "the folder cannot be made at launch (ENOSPC), tried again", damage: unsealedJournal, inject: { fileSystem, root in
+            fileSystem.failCreatingDirectories(containing: root, with: ENOSPC)
+        }),
         DiskFault(
             name: "ENOSPC during a 413 split",
             ingest: LocalIngest.Configuration(maxBodyBytes: 2_000),

@@ -32,8 +32,8 @@ struct XcodePreviewTests {
             #expect(result.delivered == 0)
             #expect(transport.sentRequests.isEmpty && transport.requests.isEmpty)
             let counters = test.client.counters
-            // The outbox holds them (in memory: its count is `pendingOnDisk` all the same).
-            #expect(counters.tracked >= 3 && counters.pending == counters.tracked && counters.delivered == 0 && counters.isBalanced, "\(counters)")
+            // The outbox holds them in memory, and the counters say so.
+            #expect(counters.tracked >= 3 && counters.pendingInMemory == counters.tracked && counters.pendingOnDisk == 0 && counters.delivered == 0 && counters.isBalanced, "\(counters)")
             #expect(!FileManager.default.fileExists(atPath: test.directory.path), "the configured folder is never made")
             let lines = test.log.lines
             #expect(lines.count == 1, "\(lines)")

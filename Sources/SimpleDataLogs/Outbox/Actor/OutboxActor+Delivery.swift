@@ -56,7 +56,7 @@ extension OutboxActor {
     private func forgetVanished(_ batch: StoredBatch) {
         _ = queue.removeSealed(batch.id)
         unpostedChanges.append(.left([batch.id]))
-        counters.update {
+        updateCounters {
             $0.lostFromDisk += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
         }
@@ -74,7 +74,7 @@ extension OutboxActor {
             // events were delivered, not dropped. The counters say so (the file is gone anyway).
             if let count = queue.takeRecentlyEvicted(id) {
                 let rejected = min(rejected, count)
-                counters.update {
+                updateCounters {
                     $0.evictedByCaps -= count
                     $0.delivered += count - rejected
                     $0.rejectedByIngest += rejected
@@ -83,7 +83,7 @@ extension OutboxActor {
             return
         }
         let rejected = min(rejected, batch.eventCount)
-        counters.update {
+        updateCounters {
             $0.delivered += batch.eventCount - rejected
             $0.rejectedByIngest += rejected
             $0.pendingOnDisk -= batch.eventCount
@@ -94,7 +94,7 @@ extension OutboxActor {
     func dropTooLarge(_ id: UUID) {
         defer { endOperation() }
         guard let batch = remove(id) else { return }
-        counters.update {
+        updateCounters {
             $0.droppedTooLarge += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
         }
@@ -121,7 +121,7 @@ extension OutboxActor {
             }
         }
         queue.insertSetAside(batch)
-        counters.update {
+        updateCounters {
             $0.setAside += batch.eventCount
             $0.setAsideInTotal += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
@@ -162,8 +162,8 @@ extension OutboxActor {
         defer { endOperation() }
         guard case .loaded(let parent) = load(id), parent.payloads.count > 1 else { return nil }
         let middle = parent.payloads.count / 2
-        let left = SealedBatch(id: UUID(), sequence: parent.sequence, path: parent.path + "0", payloads: Array(parent.payloads[..<middle]))
-        let right = SealedBatch(id: UUID(), sequence: parent.sequence, path: parent.path + "1", payloads: Array(parent.payloads[middle...]))
+        let left = SealedBatch(id: UniqueID.random(), sequence: parent.sequence, path: parent.path + "0", payloads: Array(parent.payloads[..<middle]))
+        let right = SealedBatch(id: UniqueID.random(), sequence: parent.sequence, path: parent.path + "1", payloads: Array(parent.payloads[middle...]))
         let storedLeft = persist(left, retiringJournal: nil)
         let storedRight = persist(right, retiringJournal: nil)
         // The parent's file is the durable copy until both halves are files: when the disk
@@ -195,7 +195,7 @@ extension OutboxActor {
             let events = BatchFile.decode(bytes).payloads.count
             insertSealed(StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: events, byteCount: bytes.count))
             queue.removeSetAside(id)
-            counters.update {
+            updateCounters {
                 $0.setAside -= events
                 $0.pendingOnDisk += events
             }

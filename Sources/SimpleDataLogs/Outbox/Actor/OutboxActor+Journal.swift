@@ -103,14 +103,16 @@ extension OutboxActor {
         }
     }
 
-    /// Opens a file for writing in the area; when the area's folders vanished behind the SDK's
-    /// back, makes them again (0700) and retries once, so writing resumes by itself.
+    /// Opens a file for writing in the area; when folders inside the area vanished behind the
+    /// SDK's back, makes them again (0700) and retries once, so writing resumes by itself. The
+    /// area's own folder is never made again: one made at its path is not locked by this client
+    /// (``ensureAreaIsOurs()`` takes another area instead, at the next write).
     func openRecreatingFolders(_ path: String, flags: Int32) throws(FileSystemError) -> Int32 {
         do {
             return try fileSystem.open(path, flags: flags, mode: 0o600)
         } catch where error.code == ENOENT {
-            guard let area else { throw error }
-            for folder in [area.folder, area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
+            guard let area, areaLock?.stillNames(area) == true else { throw error }
+            for folder in [area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
                 try fileSystem.createDirectory(folder, mode: 0o700)
             }
             return try fileSystem.open(path, flags: flags, mode: 0o600)

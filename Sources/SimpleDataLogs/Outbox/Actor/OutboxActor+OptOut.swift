@@ -31,10 +31,11 @@ extension OutboxActor {
         }
         open.discard()
         undurableOpenEvents = 0
+        openEventsOffDisk = 0
         journalIsComplete = true
         let removed = queue.removeAll().sealed.map(\.id)
         if !removed.isEmpty { unpostedChanges.append(.left(removed)) }
-        counters.update {
+        updateCounters {
             $0.deletedByOptOut += openEvents + sealedEvents + setAsideEvents
             $0.pendingOnDisk -= openEvents + sealedEvents
             $0.setAside -= setAsideEvents

@@ -10,7 +10,8 @@ import Foundation
 extension OutboxActor {
     /// At launch: takes an area, finishes what a crash interrupted, adopts the areas of dead
     /// processes, and takes stock of every batch, so that what an earlier run left is sent as
-    /// soon as `configure` runs.
+    /// soon as `configure` runs. A folder that cannot be made or locked now is tried again
+    /// while the client runs (``retryStorage()``).
     func recoverAtLaunch() {
         guard let layout else {
             logger.error("No storage folder; the outbox is kept in memory only (bounded by the caps).")
@@ -20,6 +21,17 @@ extension OutboxActor {
             logger.error("The storage folder \(layout.root) \(distrust): another user could plant files in it. The outbox is kept in memory only; use a folder of this process's user.")
             return
         }
+        if !takeStorage(in: layout, late: false) {
+            retriesStorage = true
+            scheduleStorageRetry()
+        }
+    }
+
+    /// Makes the storage folder, takes an area in it and recovers what the area and the dead
+    /// ones hold. `late`: the client already holds events in memory (it ran without a folder,
+    /// or its area was deleted); they are numbered after everything on disk and written now.
+    /// - Returns: Whether the outbox has an area now.
+    func takeStorage(in layout: OutboxLayout, late: Bool) -> Bool {
         do {
             // The root's attributes first: on iOS the folders made in it inherit its class.
             try fileSystem.createDirectory(layout.root, mode: 0o700)
@@ -31,23 +43,34 @@ extension OutboxActor {
             }
         } catch {
             reportDiskTrouble(error, doing: "create its folder \(layout.root)")
-            return
+            return false
         }
-        guard let (area, lock) = acquireArea(in: layout) else { return }
+        guard let (area, lock) = acquireArea(in: layout) else { return false }
         self.area = area
         areaLock = lock
         var found = AreaContents()
         normalize(area, into: &found)
+        if late {
+            // What memory holds is newer than anything on disk, and must share no sequence
+            // with a file (recovery retires a journal whose sequence has a batch).
+            let offset = found.highestSequence + 1
+            open.moveUp(by: offset)
+            queue.moveHeldBatches(up: offset)
+        }
+        // What the queue holds before (batches in memory, when late): the rest is recovered.
+        let (sealedBefore, setAsideBefore) = (queue.sealedUsage.events, queue.setAsideUsage.events)
         leftoverSessions += takeLeftoverSessions(in: area.folder)
         adoptDeadAreas(in: layout, into: area, found: &found)
         open.reserve(above: found.highestSequence)
         restoreQuarantinedBatches(into: area, in: layout)
         takeStock(of: area, in: layout)
         recoverJournals(found.journals, in: area)
-        open.startAtNextSequence()
-        let setAsideEvents = queue.setAsideUsage.events
-        let recovered = queue.sealedUsage.events + setAsideEvents
-        counters.update {
+        if !late { open.startAtNextSequence() }
+        let setAsideEvents = queue.setAsideUsage.events - setAsideBefore
+        let recovered = queue.sealedUsage.events - sealedBefore + setAsideEvents
+        // Recovered batches the disk would not take (a full disk) are held in memory: the
+        // update counts those as pending in memory, the rest on disk.
+        updateCounters {
             $0.recovered += recovered
             $0.pendingOnDisk += recovered - setAsideEvents
             $0.setAside += setAsideEvents
@@ -57,7 +80,9 @@ extension OutboxActor {
             "Outbox \(area.folder): \(queue.sealed.count) batch(es) waiting (\(recovered - setAsideEvents) events), "
                 + "\(found.journals.count) journal(s) replayed, \(queue.setAside.count) batch(es) set aside (\(setAsideEvents) events)."
         )
+        if late { writeWhatMemoryHolds() }
         enforceCaps()
+        return true
     }
 
     /// Why the storage folder must not be trusted, or `nil` when it may: it belongs to another
@@ -121,13 +146,15 @@ extension OutboxActor {
                 failure = failure ?? error
             }
         }
+        // Said once: the tries that follow (``retryStorage()``) fail the same way, quietly.
+        guard storageRetry.failures == 0 else { return nil }
         // Say what really happened: a read-only or unwritable folder is not "another process".
         if let failure, heldByOthers == 0 {
-            logger.error("Could not open an outbox area in \(layout.root) (\(failure)); events are kept in memory only.")
+            logger.error("Could not open an outbox area in \(layout.root) (\(failure)); events are kept in memory, and the folder is tried again (within a minute, and at every flush and at shutdown).")
         } else if let failure {
-            logger.error("\(heldByOthers) outbox areas in \(layout.root) are held by other processes, and no new one could be made (\(failure)); events are kept in memory only.")
+            logger.error("\(heldByOthers) outbox areas in \(layout.root) are held by other processes, and no new one could be made (\(failure)); events are kept in memory, and the folder is tried again (within a minute, and at every flush and at shutdown).")
         } else {
-            logger.error("Every outbox area in \(layout.root) is held by another process; events are kept in memory only.")
+            logger.error("Every outbox area in \(layout.root) is held by another process; events are kept in memory, and the folder is tried again (within a minute, and at every flush and at shutdown).")
         }
         return nil
     }
@@ -202,7 +229,7 @@ extension OutboxActor {
                     continue
                 }
                 // Every later step finds a batch by the name it would write (a lowercase id); a
-                // name written otherwise (an uppercase id, `UUID().uuidString`) is renamed to it,
+                // name written otherwise (an uppercase id, as `uuidString` prints) is renamed to it,
                 // or the batch would sit in the queue unreadable.
                 let canonical = JournalName.batch(sequence: parts.sequence, path: parts.path, id: EventEncoder.lowercaseString(id))
                 if name != canonical {
@@ -254,7 +281,7 @@ extension OutboxActor {
             var allOnDisk = true
             for (index, chunk) in RecoveryRules.chunked(payloads, policy: policy).enumerated() {
                 let path = index == 0 ? "r" : "r" + String(repeating: "1", count: index)
-                let batch = SealedBatch(id: UUID(), sequence: journal.sequence, path: path, payloads: chunk)
+                let batch = SealedBatch(id: UniqueID.random(), sequence: journal.sequence, path: path, payloads: chunk)
                 let stored = persist(batch, retiringJournal: nil)
                 if stored.heldInMemory != nil { allOnDisk = false }
                 insertSealed(stored)
@@ -293,7 +320,7 @@ extension OutboxActor {
     }
 
     func quarantine(_ path: String, in layout: OutboxLayout, reason: String) {
-        let name = (path.split(separator: "/").last.map(String.init) ?? "file") + "." + EventEncoder.lowercaseString(UUID())
+        let name = (path.split(separator: "/").last.map(String.init) ?? "file") + "." + EventEncoder.lowercaseString(UniqueID.random())
         do {
             try fileSystem.rename(path, to: layout.quarantineFolder + "/" + name)
             logger.warning("Moved \(path) to \(layout.quarantineFolder) (\(reason)); the rest of the outbox is unaffected.")

@@ -26,6 +26,8 @@ extension OutboxActor {
         if queue.holdsBatchesInMemory { persistHeldBatches() }
         let payloadBytes = open.payloadBytes
         let batch = open.seal()
+        // Its events leave the open batch: to the sealer (a whole journal), a file, or memory.
+        openEventsOffDisk = 0
         if let area, let sealer, journalDescriptor >= 0, journalIsComplete {
             // The descriptor now belongs to the sealer.
             sealing.append(SealInFlight(batch: batch, payloadBytes: payloadBytes))
@@ -211,7 +213,7 @@ extension OutboxActor {
             }
         }
         let (refusedEvents, pendingEvents) = (eviction.refusedEvents, eviction.evictedEvents)
-        counters.update {
+        updateCounters {
             $0.evictedByCaps += refusedEvents + pendingEvents
             $0.setAside -= refusedEvents
             $0.pendingOnDisk -= pendingEvents

@@ -62,7 +62,24 @@ actor OutboxActor {
     /// Events of the open batch committed while its journal was not whole on disk (a failed
     /// write, or no folder): not under the watermark yet.
     var undurableOpenEvents = 0
+    /// Events of the open batch that were under the watermark in a journal whose area was
+    /// deleted (``ensureAreaIsOurs()``): in memory only until the journal is rewritten.
+    var openEventsOffDisk = 0
     var uncommittedLatestID: UUID?
+    /// The outbox's events the counters show as `pendingInMemory` (``updateCounters(_:)``).
+    var heldEventsCounted = 0
+
+    /// Whether the outbox runs without its folder for a reason that may pass (it could not be
+    /// made or locked, or its area was deleted), so it tries again. Never for a folder it
+    /// distrusts, nor with none configured.
+    var retriesStorage = false
+    /// When the storage folder is tried again while the outbox runs without one.
+    var storageRetry = StorageRetrySchedule()
+    /// The next try of the storage folder; one at a time, weakly holding the actor.
+    var storageRetryTimer: Task<Void, Never>?
+    /// Set while an area is being taken, so that the writes of that recovery do not check
+    /// (and take) the area again.
+    var isTakingStorage = false
 
     // One log line per episode.
     var diskTroubleLogged = false
@@ -132,6 +149,8 @@ actor OutboxActor {
     /// operation's queue changes to the uploader, coalescing consecutive joins into one change.
     func endOperation() {
         publishRoom()
+        // Whatever moved between memory and disk in this operation, the counters say where.
+        if heldInMemoryEvents != heldEventsCounted { updateCounters() }
         if sealerWakeDue {
             sealerWakeDue = false
             sealer?.jobs.wake()
@@ -207,6 +226,8 @@ actor OutboxActor {
 
     /// Seals the open batch now (for `flush` and `shutdown`).
     func sealOpenBatch() {
+        // A flush is also a moment to try a folder that was not there (DESIGN.md, "Disk faults").
+        retryStorage()
         commit()
         seal()
         finishSeals()
@@ -219,6 +240,9 @@ actor OutboxActor {
         defer { endOperation() }
         sealTimer?.cancel()
         setAsideRetryTimer?.cancel()
+        // The last moment the events held in memory can reach the disk for the next launch.
+        retryStorage()
+        storageRetryTimer?.cancel()
         commit()
         finishSeals()
         discardCrashRecordsOnDisk()
@@ -284,13 +308,24 @@ actor OutboxActor {
 
     /// Writes the pending records to the journal and moves the watermark and the counters.
     func commit() {
+        ensureAreaIsOurs()
         if !open.unwrittenRecords.isEmpty || !journalIsComplete { writeJournal() }
-        guard uncommittedEvents > 0 else { return }
+        let rewritten = area != nil && journalIsComplete && (undurableOpenEvents > 0 || openEventsOffDisk > 0)
+        guard uncommittedEvents > 0 else {
+            // A rewrite with no new event (a folder taken late) puts the held ones on disk.
+            if rewritten {
+                let count = undurableOpenEvents
+                undurableOpenEvents = 0
+                openEventsOffDisk = 0
+                updateCounters()
+                advanceWatermark(by: count, latest: nil)
+            }
+            return
+        }
         let count = uncommittedEvents
         let cost = uncommittedCost
         uncommittedEvents = 0
         uncommittedCost = 0
-        counters.update { $0.pendingOnDisk += count }
         // The watermark promises survival of `kill -9`: it moves only for records the journal
         // file really holds. Events whose write failed (or with no folder at all) wait in
         // `undurableOpenEvents` until a rewrite puts the whole open batch on disk, or the batch
@@ -298,9 +333,12 @@ actor OutboxActor {
         if area != nil && journalIsComplete {
             advanceWatermark(by: count + undurableOpenEvents, latest: uncommittedLatestID)
             undurableOpenEvents = 0
+            openEventsOffDisk = 0
         } else {
             undurableOpenEvents += count
         }
+        // Counted where they are: in a journal file, or held in memory.
+        updateCounters { $0.pendingOnDisk += count }
         publishRoom()
         if let ended = intake.release(count, bytes: cost) { problemLog.reportBacklogCleared(ended) }
     }
@@ -320,12 +358,14 @@ actor OutboxActor {
     func reportDiskTrouble(_ error: FileSystemError, doing what: String) {
         guard !diskTroubleLogged else { return }
         diskTroubleLogged = true
-        logger.error("The outbox could not \(what) (\(error)). Events are kept in memory, within the caps, and written when the disk allows.")
+        let when = area == nil ? "the folder is tried again (within a minute, and at every flush and at shutdown)" : "written when the disk allows"
+        logger.error("The outbox could not \(what) (\(error)). Events are kept in memory, within the caps, and \(when).")
     }
 
     /// Called after a disk operation succeeds: ends a trouble episode with one line.
     func diskRecovered() {
-        guard diskTroubleLogged else { return }
+        // A folder taken late says so itself, with what it wrote (``retryStorage()``).
+        guard diskTroubleLogged, !isTakingStorage else { return }
         diskTroubleLogged = false
         logger.info("The outbox can write again; events held in memory are on disk now.")
     }

@@ -55,6 +55,18 @@ package struct AreaLock: Sendable {
         return .success(AreaLock(folderDescriptor: folder, fileDescriptor: file))
     }
 
+    /// Whether `area.folder` still names the folder this lock holds. False once that folder, or
+    /// the storage folder above it, was deleted (or moved, or replaced by another of the same
+    /// name): a folder made again at that path is not locked by anyone, so a second process
+    /// could take it as its own area. The outbox checks before it writes, and takes an area again
+    /// instead of making the old one's folders again (DESIGN.md, "Disk faults").
+    func stillNames(_ area: AreaLayout) -> Bool {
+        var held = stat()
+        var named = stat()
+        guard fstat(folderDescriptor, &held) == 0, stat(area.folder, &named) == 0 else { return false }
+        return held.st_dev == named.st_dev && held.st_ino == named.st_ino
+    }
+
     /// Gives both locks back.
     package func release(fileSystem: any FileSystem) {
         fileSystem.close(fileDescriptor)

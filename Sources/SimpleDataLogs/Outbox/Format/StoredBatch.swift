@@ -16,6 +16,9 @@ struct StoredBatch: Sendable, Equatable {
 
     var fileName: String { JournalName.batch(sequence: sequence, path: path, id: EventEncoder.lowercaseString(id)) }
 
+    /// Its events while it is held in memory (not a file), else 0.
+    var heldEvents: Int { heldInMemory == nil ? 0 : eventCount }
+
     var usage: OutboxCaps.Usage { OutboxCaps.Usage(events: eventCount, bytes: byteCount, files: 1) }
 
     /// Oldest first: by sequence, then by split path (a left half before its right half).

@@ -10,7 +10,7 @@ struct OpenBatch: Sendable {
     /// Its sequence number (its journal's name and its place in the queue).
     private(set) var sequence = 0
     /// Its id, in the journal's header and the sealed batch's file name.
-    private(set) var id = UUID()
+    private(set) var id = UniqueID.random()
     /// Its events, encoded, oldest first.
     private(set) var payloads: [[UInt8]] = []
     /// The sum of their sizes.
@@ -87,7 +87,7 @@ struct OpenBatch: Sendable {
         payloadBytes = 0
         forgetUnwritten()
         sequence = nextSequence
-        id = UUID()
+        id = UniqueID.random()
         nextSequence += 1
         return batch
     }
@@ -103,6 +103,15 @@ struct OpenBatch: Sendable {
     /// Makes sure the next sequence handed out is above `sequence` (recovery found it on disk).
     mutating func reserve(above sequence: Int) {
         nextSequence = max(nextSequence, sequence + 1)
+    }
+
+    /// Moves the batch and the sequences after it `offset` up (a folder taken late: what it held
+    /// keeps its numbers; see ``OutboxQueue/moveHeldBatches(up:)``). Its journal is written
+    /// afresh under the new number, so no file of the old one is left to rename.
+    mutating func moveUp(by offset: Int) {
+        guard offset > 0 else { return }
+        sequence += offset
+        nextSequence += offset
     }
 
     /// Starts the open batch at the next free sequence (after recovery).

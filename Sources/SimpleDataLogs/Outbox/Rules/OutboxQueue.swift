@@ -36,6 +36,9 @@ struct OutboxQueue: Sendable {
     private(set) var recentlyEvicted: [(id: UUID, events: Int)] = []
     /// Batches sealed (or recovered, or split into) since launch: what `waitForSeals` counts.
     private(set) var sealsSinceLaunch = 0
+    /// Events of the sealed batches held in memory (no folder, or the disk refused their file):
+    /// pending, but not on disk, so the counters call them `pendingInMemory`.
+    private(set) var heldInMemoryEvents = 0
     private var evictionEpisodeLogged = false
 
     // MARK: Sealed batches
@@ -49,16 +52,44 @@ struct OutboxQueue: Sendable {
     mutating func insertSealed(_ batch: StoredBatch) {
         sealed.insert(batch)
         sealsSinceLaunch += 1
+        heldInMemoryEvents += batch.heldEvents
     }
 
     /// Takes a sealed batch out of the queue.
     mutating func removeSealed(_ id: UUID) -> StoredBatch? {
-        sealed.remove(id)
+        guard let batch = sealed.remove(id) else { return nil }
+        heldInMemoryEvents -= batch.heldEvents
+        return batch
     }
 
     /// Replaces a sealed batch in place (a held batch that became a file).
     mutating func replaceSealed(_ batch: StoredBatch) {
+        guard let old = sealed.batch(batch.id) else { return }
+        heldInMemoryEvents += batch.heldEvents - old.heldEvents
         sealed.replace(batch)
+    }
+
+    /// Moves every batch held in memory (sealed or set aside) `offset` sequences up, keeping
+    /// their order: when a folder is taken late (the client ran in memory, or its folder was
+    /// deleted), what it already holds on disk keeps its numbers, and the held batches, newer,
+    /// sort after it and never share a sequence with a file (recovery retires a journal whose
+    /// sequence has a batch). Their ids stay, so the uploader's copy still finds them.
+    mutating func moveHeldBatches(up offset: Int) {
+        guard offset > 0 else { return }
+        func moved(_ batch: StoredBatch) -> StoredBatch {
+            guard batch.heldInMemory != nil else { return batch }
+            var batch = batch
+            batch.sequence += offset
+            batch.heldInMemory?.sequence += offset
+            return batch
+        }
+        func rebuilt(_ queue: BatchQueue) -> BatchQueue {
+            var result = BatchQueue()
+            for batch in queue.map(moved).sorted(by: StoredBatch.isOlder) { result.insert(batch) }
+            return result
+        }
+        sealed = rebuilt(sealed)
+        setAside = rebuilt(setAside)
     }
 
     /// Whether a sealed batch is held in memory because the disk refused it.
@@ -85,7 +116,8 @@ struct OutboxQueue: Sendable {
 
     /// Empties the queue (the opt-out); returns what it held.
     mutating func removeAll() -> (sealed: [StoredBatch], setAside: [StoredBatch]) {
-        (sealed.removeAll(), setAside.removeAll())
+        heldInMemoryEvents = 0
+        return (sealed.removeAll(), setAside.removeAll())
     }
 
     // MARK: The caps
@@ -113,6 +145,7 @@ struct OutboxQueue: Sendable {
         }
         let refusedCount = min(count, setAside.count)
         var eviction = Eviction(refused: setAside.removeOldest(refusedCount), evicted: sealed.removeOldest(count - refusedCount))
+        heldInMemoryEvents -= eviction.evicted.reduce(0) { $0 + $1.heldEvents }
         for batch in eviction.evicted { noteEvicted(batch) }
         if !evictionEpisodeLogged {
             evictionEpisodeLogged = true
