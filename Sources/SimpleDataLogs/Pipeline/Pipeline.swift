@@ -54,9 +54,12 @@ final class Pipeline: Sendable {
         sealerExecutor = ThreadExecutor(name: "sdl.sealer")
         let reports = DeliveryReportHub()
         self.reports = reports
+        // Every stage that touches the storage folder goes through one confined to it: no link
+        // inside it is followed, nothing outside it is removed or renamed.
+        let fileSystem = directory.map { faults.fileSystem.confined(to: $0) } ?? faults.fileSystem
         let identity = IdentityActor(
             intake: intake, counters: counters, problemLog: problemLog, middleware: MiddlewareChain(steps: middleware),
-            installIDs: usesInstallID ? InstallIDStore(folder: directory, fileSystem: faults.fileSystem) : nil, logger: logger,
+            installIDs: usesInstallID ? InstallIDStore(folder: directory, fileSystem: fileSystem) : nil, logger: logger,
             executor: stagesExecutor
         )
         let sessions = SessionsActor(
@@ -66,7 +69,7 @@ final class Pipeline: Sendable {
         let toOutbox = HandOffQueue<[PipelineItem]>()
         let sealerChannel = SealerChannel { toOutbox.wake() }
         self.sealerChannel = sealerChannel
-        let sealer = SealerActor(fileSystem: faults.fileSystem, crashPoint: faults.crashPoint, executor: sealerExecutor)
+        let sealer = SealerActor(fileSystem: fileSystem, crashPoint: faults.crashPoint, executor: sealerExecutor)
         sealerTask = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask(preferring: sealer.executor) { await sealer.run(sealerChannel) }
@@ -74,7 +77,7 @@ final class Pipeline: Sendable {
         }
         // A tuned seal policy or caps replaces what the configuration made.
         let outbox = OutboxActor(
-            directory: directory, fileSystem: faults.fileSystem, logger: logger, problemLog: problemLog,
+            directory: directory, fileSystem: fileSystem, logger: logger, problemLog: problemLog,
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, sealer: sealerChannel, executor: outboxExecutor
