@@ -22,8 +22,9 @@ extension OutboxActor {
         }
         do {
             // The root's attributes first: on iOS the folders made in it inherit its class.
+            // 0700 when made here; an existing folder keeps its mode: it may be shared (`/tmp`, a
+            // folder holding another service's data), and locking it would lock others out.
             try fileSystem.createDirectory(layout.root, mode: 0o700)
-            try? fileSystem.setPermissions(layout.root, mode: 0o700)
             StorageAttributes.apply(to: layout.root)
             try fileSystem.createDirectory(layout.areasFolder, mode: 0o700)
             StorageAttributes.protect(layout.areasFolder)
@@ -64,7 +65,8 @@ extension OutboxActor {
 
     /// Why the storage folder must not be trusted, or `nil` when it may: it belongs to another
     /// user (other than root: a volume mounted for a container is often root's, shared through
-    /// its group), or anyone may write in it. A folder that does not exist yet is made by us, 0700.
+    /// its group), or anyone may write in it. A folder that does not exist yet is made by us, 0700;
+    /// one that exists keeps its mode.
     static func distrust(of root: String) -> String? {
         var info = stat()
         guard stat(root, &info) == 0 else { return nil }
