@@ -247,7 +247,9 @@ package struct PosixFileSystem: FileSystem {
     package func contents(ofDirectory path: String) throws(FileSystemError) -> [String] {
         let opened: DirectoryStream?
         if let inside = try confinedComponents(of: path) {
-            let descriptor = try openFolder(inside[...], path: path, creating: nil)
+            let descriptor = try withParent(inside, path: path) { (folder, name) throws(FileSystemError) in
+                try Self.openAt(folder, name, flags: O_RDONLY | O_DIRECTORY, mode: 0, path: path)
+            }
             opened = fdopendir(descriptor)
             if opened == nil { _ = systemClose(descriptor) }
         } else {

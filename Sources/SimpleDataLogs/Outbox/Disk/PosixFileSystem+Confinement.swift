@@ -61,18 +61,20 @@ extension PosixFileSystem {
         guard let root else { throw FileSystemError(code: EINVAL, operation: "resolve (not confined)", path: path) }
         var folder = root.withCString { systemOpenDirectory($0) }
         guard folder >= 0 else { throw FileSystemError(code: errno, operation: "open", path: root) }
-        var walked = root
-        for component in components {
-            walked += "/" + component
-            let name = String(component)
+        // The path walked so far, for an error's message only (built then, off the common path).
+        func walked(_ end: ArraySlice<Substring>.Index) -> String {
+            components[...end].reduce(root) { $0 + "/" + $1 }
+        }
+        for index in components.indices {
+            let name = String(components[index])
             if let mode, mkdirat(folder, name, mode_t(mode)) != 0, errno != EEXIST {
                 let code = errno
                 _ = systemClose(folder)
-                throw FileSystemError(code: code, operation: "mkdir", path: walked)
+                throw FileSystemError(code: code, operation: "mkdir", path: walked(index))
             }
-            let next = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+            let next = openat(folder, name, Self.folderFlags, 0)
             if next < 0 {
-                let error = Self.refusal(errno, in: folder, name: name, operation: "open", path: walked)
+                let error = Self.refusal(errno, in: folder, name: name, operation: "open", path: walked(index))
                 _ = systemClose(folder)
                 throw error
             }
@@ -81,6 +83,9 @@ extension PosixFileSystem {
         }
         return folder
     }
+
+    /// How each folder on the way is opened: as a folder, never through a link.
+    static let folderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 
     /// `openat(2)` of a file or folder in `folder`, never through a link.
     static func openAt(_ folder: Int32, _ name: String, flags: Int32, mode: FileMode, path: String) throws(FileSystemError) -> Int32 {
@@ -104,4 +109,6 @@ extension PosixFileSystem {
 }
 
 /// `open(2)` of the root folder, following links in its own path (the app chose it).
-private func systemOpenDirectory(_ path: UnsafePointer<CChar>) -> Int32 { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+private func systemOpenDirectory(_ path: UnsafePointer<CChar>) -> Int32 {
+    open(path, PosixFileSystem.folderFlags & ~O_NOFOLLOW)
+}
