@@ -32,20 +32,24 @@ package enum OutboxInspector {
     /// - Parameter root: The outbox folder (the one holding `areas/` and `quarantine/`).
     /// - Returns: What each area, file and lock holds.
     package static func inspect(root: String) -> OutboxReport {
-        let fileSystem = PosixFileSystem()
+        let fileSystem = PosixFileSystem(confinedTo: root)
         let layout = OutboxLayout(root: root)
         var report = OutboxReport(root: root, exists: fileSystem.isDirectory(root))
         guard report.exists else { return report }
         let locks = SystemLocks.read()
-        for name in ((try? fileSystem.contents(ofDirectory: layout.areasFolder)) ?? []).sorted() {
+        for name in names(in: layout.areasFolder, fileSystem: fileSystem, linked: &report.linkedFolders) {
             let area = layout.area(name)
             guard fileSystem.isDirectory(area.folder) else {
-                report.strayEntries.append(area.folder)
+                if (try? fileSystem.contents(ofDirectory: area.folder)) == nil, isLink(area.folder, fileSystem: fileSystem) {
+                    report.linkedFolders.append(area.folder)
+                } else {
+                    report.strayEntries.append(area.folder)
+                }
                 continue
             }
-            report.areas.append(inspectArea(name: name, area, locks: locks, fileSystem: fileSystem))
+            report.areas.append(inspectArea(name: name, area, locks: locks, fileSystem: fileSystem, linked: &report.linkedFolders))
         }
-        for name in ((try? fileSystem.contents(ofDirectory: layout.quarantineFolder)) ?? []).sorted() {
+        for name in names(in: layout.quarantineFolder, fileSystem: fileSystem, linked: &report.linkedFolders) {
             report.quarantined.append(OutboxFileReport(name: name, path: layout.quarantineFolder + "/" + name, byteCount: fileSize(layout.quarantineFolder + "/" + name)))
         }
         return report
@@ -61,7 +65,7 @@ package enum OutboxInspector {
     /// - Parameter root: The outbox folder.
     /// - Returns: What moved, or why nothing did.
     package static func requeueSetAside(root: String) -> Result<RequeueOutcome, RequeueRefusal> {
-        let fileSystem = PosixFileSystem()
+        let fileSystem = PosixFileSystem(confinedTo: root)
         let layout = OutboxLayout(root: root)
         guard fileSystem.isDirectory(root) else { return .failure(.noOutbox(root)) }
         var work: [(name: String, area: AreaLayout, files: [String])] = []
@@ -110,19 +114,44 @@ package enum OutboxInspector {
 
     // MARK: Reading
 
-    private static func inspectArea(name: String, _ area: AreaLayout, locks: SystemLocks?, fileSystem: PosixFileSystem) -> OutboxAreaReport {
+    /// The names in `folder`, sorted; a link there is noted in `linked` (and not followed), and
+    /// a folder that cannot be read lists nothing.
+    private static func names(in folder: String, fileSystem: PosixFileSystem, linked: inout [String]) -> [String] {
+        do {
+            return try fileSystem.contents(ofDirectory: folder).sorted()
+        } catch where error.isRefusedLink {
+            linked.append(folder)
+            return []
+        } catch {
+            return []
+        }
+    }
+
+    /// Whether `path` is a link (the confined file system refuses to open it as a folder).
+    private static func isLink(_ path: String, fileSystem: PosixFileSystem) -> Bool {
+        do {
+            fileSystem.close(try fileSystem.open(path, flags: O_RDONLY | O_DIRECTORY, mode: 0))
+            return false
+        } catch {
+            return error.isRefusedLink
+        }
+    }
+
+    private static func inspectArea(
+        name: String, _ area: AreaLayout, locks: SystemLocks?, fileSystem: PosixFileSystem, linked: inout [String]
+    ) -> OutboxAreaReport {
         var report = OutboxAreaReport(name: name, path: area.folder, lock: inspectLock(area, locks: locks))
-        for file in ((try? fileSystem.contents(ofDirectory: area.folder)) ?? []).sorted() where JournalName.journalSequence(file) != nil {
+        for file in names(in: area.folder, fileSystem: fileSystem, linked: &linked) where JournalName.journalSequence(file) != nil {
             report.journals.append(inspectFile(name: file, path: area.folder + "/" + file, isBatch: false, fileSystem: fileSystem))
         }
         for (folder, isSetAside) in [(area.batchesFolder, false), (area.setAsideFolder, true)] {
-            for file in ((try? fileSystem.contents(ofDirectory: folder)) ?? []).sorted() {
+            for file in names(in: folder, fileSystem: fileSystem, linked: &linked) {
                 var batch = inspectFile(name: file, path: folder + "/" + file, isBatch: true, fileSystem: fileSystem)
                 if JournalName.batchParts(file) == nil { batch.problem = "not a batch file name; the next client moves it to quarantine/" }
                 if isSetAside { report.setAside.append(batch) } else { report.batches.append(batch) }
             }
         }
-        report.temporary = ((try? fileSystem.contents(ofDirectory: area.temporaryFolder)) ?? []).sorted()
+        report.temporary = names(in: area.temporaryFolder, fileSystem: fileSystem, linked: &linked)
         return report
     }
 

@@ -10,6 +10,8 @@ package struct OutboxReport: Sendable {
     package var quarantined: [OutboxFileReport] = []
     /// Entries under `areas/` that are not folders.
     package var strayEntries: [String] = []
+    /// Folders of the outbox that are links: never followed, by the SDK or by this report.
+    package var linkedFolders: [String] = []
 
     /// Events waiting to be sent: journals and sealed batches of every area.
     package var pendingEvents: Int { areas.reduce(0) { $0 + $1.pendingEvents } }

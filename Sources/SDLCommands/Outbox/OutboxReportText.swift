@@ -22,6 +22,9 @@ enum OutboxReportText {
             for file in report.quarantined { lines.append("    \(file.name)  \(file.byteCount) bytes") }
         }
         for stray in report.strayEntries { lines.append("  \(stray): not a folder (ignored by the SDK)") }
+        for link in report.linkedFolders {
+            lines.append("  \(link): a link; the SDK never follows a link inside its storage folder (remove it to use the folder)")
+        }
         lines.append("  total: \(report.pendingEvents) events waiting, \(report.setAsideEvents) set aside, \(report.damagedRecords) damaged records, \(report.quarantined.count) quarantined files")
         return lines
     }

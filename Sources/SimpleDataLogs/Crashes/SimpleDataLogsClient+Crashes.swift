@@ -12,7 +12,7 @@ extension SimpleDataLogsClient {
     /// A record is deleted only after its event is on disk: the pipeline carries it behind the
     /// event to the outbox (``IntakeItem/crashRecordHandedOver(_:)``), which deletes it then.
     func captureCrashes(in directory: String, configuration: Configuration, logger: SDKLogger) {
-        let fileSystem = faults.fileSystem
+        let fileSystem = faults.fileSystem.confined(to: directory)
         // A folder another user can write to could hold a planted record: the outbox refuses the
         // folder (and says so once), and so does crash capture.
         guard OutboxActor.distrust(of: directory) == nil else { return }

@@ -76,9 +76,12 @@ final class Pipeline: Sendable {
         sealerExecutor = ThreadExecutor(name: "sdl.sealer")
         let reports = DeliveryReportHub()
         self.reports = reports
+        // Every stage that touches the storage folder goes through one confined to it: no link
+        // inside it is followed, nothing outside it is removed or renamed.
+        let fileSystem = directory.map { faults.fileSystem.confined(to: $0) } ?? faults.fileSystem
         let identity = IdentityActor(
             intake: intake, counters: counters, problemLog: problemLog, middleware: chain, cutoff: cutoff,
-            installIDs: usesInstallID ? InstallIDStore(folder: directory, fileSystem: faults.fileSystem) : nil, logger: logger,
+            installIDs: usesInstallID ? InstallIDStore(folder: directory, fileSystem: fileSystem) : nil, logger: logger,
             executor: stagesExecutor
         )
         let sessions = SessionsActor(
@@ -90,7 +93,7 @@ final class Pipeline: Sendable {
         self.toOutbox = toOutbox
         let sealerChannel = SealerChannel { toOutbox.wake() }
         self.sealerChannel = sealerChannel
-        let sealer = SealerActor(fileSystem: faults.fileSystem, crashPoint: faults.crashPoint, executor: sealerExecutor)
+        let sealer = SealerActor(fileSystem: fileSystem, crashPoint: faults.crashPoint, executor: sealerExecutor)
         // Each owning task runs on one of the pipeline's threads, not the cooperative pool (see
         // `Task.preferring`): starting, waiting for its loop and ending need no pool thread.
         sealerTask = Task.preferring(sealerExecutor) {
@@ -100,7 +103,7 @@ final class Pipeline: Sendable {
         }
         // A tuned seal policy or caps replaces what the configuration made.
         let outbox = OutboxActor(
-            directory: directory, fileSystem: faults.fileSystem, logger: logger, problemLog: problemLog,
+            directory: directory, fileSystem: fileSystem, logger: logger, problemLog: problemLog,
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, sealer: sealerChannel, executor: outboxExecutor

@@ -39,11 +39,26 @@ final class FaultInjectingFileSystem: FileSystem {
         var thread: String? = Thread.current.name
     }
 
-    private let real = PosixFileSystem()
-    private let faults = Locked(Faults())
+    private let real: PosixFileSystem
+    private let faults: Locked<Faults>
     /// While closed, `syncData` blocks its caller (the sealer) until it opens: the journal
     /// thread's work can be watched while a flush "takes" as long as a test likes.
-    let syncGate = ThreadGate(isOpen: true)
+    let syncGate: ThreadGate
+
+    init() {
+        real = PosixFileSystem()
+        faults = Locked(Faults())
+        syncGate = ThreadGate(isOpen: true)
+    }
+
+    /// A view of `original` over a confined real file system: the same faults, record and gate.
+    private init(confining original: FaultInjectingFileSystem, to root: String) {
+        real = PosixFileSystem(confinedTo: root)
+        faults = original.faults
+        syncGate = original.syncGate
+    }
+
+    func confined(to root: String) -> any FileSystem { FaultInjectingFileSystem(confining: self, to: root) }
 
     func failWrites(with code: Int32?) { faults.withLock { $0.writeError = code } }
     func failOpens(with code: Int32?) { faults.withLock { $0.openError = code } }

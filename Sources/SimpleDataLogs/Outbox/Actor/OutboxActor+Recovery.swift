@@ -34,17 +34,20 @@ extension OutboxActor {
     func takeStorage(in layout: OutboxLayout, late: Bool) -> Bool {
         do {
             // The root's attributes first: on iOS the folders made in it inherit its class.
+            // 0700 when made here; an existing folder keeps its mode: it may be shared (`/tmp`, a
+            // folder holding another service's data), and locking it would lock others out.
             try fileSystem.createDirectory(layout.root, mode: 0o700)
-            try? fileSystem.setPermissions(layout.root, mode: 0o700)
             StorageAttributes.apply(to: layout.root)
-            for folder in [layout.areasFolder, layout.quarantineFolder] {
-                try fileSystem.createDirectory(folder, mode: 0o700)
-                StorageAttributes.protect(folder)
-            }
+            try fileSystem.createDirectory(layout.areasFolder, mode: 0o700)
+            StorageAttributes.protect(layout.areasFolder)
+        } catch where error.isRefusedLink {
+            reportLinkedFolder(error, consequence: "the outbox is kept in memory only (bounded by the caps)")
+            return false
         } catch {
             reportDiskTrouble(error, doing: "create its folder \(layout.root)")
             return false
         }
+        makeQuarantineFolder(in: layout)
         guard let (area, lock) = acquireArea(in: layout) else { return false }
         self.area = area
         areaLock = lock
@@ -87,7 +90,8 @@ extension OutboxActor {
 
     /// Why the storage folder must not be trusted, or `nil` when it may: it belongs to another
     /// user (other than root: a volume mounted for a container is often root's, shared through
-    /// its group), or anyone may write in it. A folder that does not exist yet is made by us, 0700.
+    /// its group), or anyone may write in it. A folder that does not exist yet is made by us, 0700;
+    /// one that exists keeps its mode.
     static func distrust(of root: String) -> String? {
         var info = stat()
         guard stat(root, &info) == 0 else { return nil }
@@ -98,6 +102,29 @@ extension OutboxActor {
             return "is writable by every user"
         }
         return nil
+    }
+
+    /// `quarantine/`, which only holds what cannot be read: a link there costs the quarantine,
+    /// not the outbox. Unreadable files are then left where they are (``quarantine(_:in:reason:)``).
+    private func makeQuarantineFolder(in layout: OutboxLayout) {
+        do {
+            try fileSystem.createDirectory(layout.quarantineFolder, mode: 0o700)
+            StorageAttributes.protect(layout.quarantineFolder)
+        } catch where error.isRefusedLink {
+            reportLinkedFolder(error, consequence: "nothing is quarantined (unreadable files stay where they are)")
+        } catch {
+            reportDiskTrouble(error, doing: "create its folder \(layout.quarantineFolder)")
+        }
+    }
+
+    /// One line for a link found where the outbox keeps a folder: what the SDK does about it and
+    /// what the user can do. A link there is either a mistake or an attack (another user's, in a
+    /// shared folder): following it would let the outbox's deletes and renames reach the target.
+    func reportLinkedFolder(_ error: FileSystemError, consequence: String) {
+        logger.error(
+            "\(error.path) is a link; the SDK never follows a link inside its storage folder, so it is not used and "
+                + "nothing it points to is read, moved or deleted: \(consequence). Remove the link to use the folder again."
+        )
     }
 
     /// What the folders of an area held.
@@ -124,6 +151,9 @@ extension OutboxActor {
             let area = layout.area(name)
             do {
                 try fileSystem.createDirectory(area.folder, mode: 0o700)
+            } catch where error.isRefusedLink {
+                reportLinkedFolder(error, consequence: "the outbox uses another area")
+                continue
             } catch {
                 failure = failure ?? error
                 continue
@@ -135,6 +165,13 @@ extension OutboxActor {
                         try fileSystem.createDirectory(folder, mode: 0o700)
                         StorageAttributes.protect(folder)
                     }
+                } catch where error.isRefusedLink {
+                    // An area with a linked folder is never ours: its seals, deletes and renames
+                    // would land in the link's target. Its real files are adopted like a dead
+                    // area's (the linked folder skipped) by the client that takes another area.
+                    reportLinkedFolder(error, consequence: "the outbox uses another area")
+                    lock.release(fileSystem: fileSystem)
+                    continue
                 } catch {
                     reportDiskTrouble(error, doing: "create the area \(area.folder)")
                 }
@@ -192,6 +229,13 @@ extension OutboxActor {
             guard fileSystem.isDirectory(dead.folder),
                   case .success(let lock) = AreaLock.acquire(dead, fileSystem: fileSystem) else { continue }
             defer { lock.release(fileSystem: fileSystem) }
+            // A linked folder in it is skipped (every listing of it fails): what it points to is
+            // not ours. The area's real folders are adopted as usual.
+            for folder in [dead.batchesFolder, dead.setAsideFolder, dead.temporaryFolder] {
+                do { _ = try fileSystem.contents(ofDirectory: folder) } catch where error.isRefusedLink {
+                    reportLinkedFolder(error, consequence: "the files of \(name) outside it are adopted, the link is left in place")
+                } catch {}
+            }
             var theirs = AreaContents()
             normalize(dead, into: &theirs)
             leftoverSessions += takeLeftoverSessions(in: dead.folder)

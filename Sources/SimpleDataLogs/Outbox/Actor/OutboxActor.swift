@@ -105,7 +105,8 @@ actor OutboxActor {
         self.sealer = sealer
         self.autocapture = autocapture
         layout = directory.map(OutboxLayout.init(root:))
-        self.fileSystem = fileSystem
+        // Confined to the folder here too, for the outbox's own tests that build it directly.
+        self.fileSystem = directory.map { fileSystem.confined(to: $0) } ?? fileSystem
         self.logger = logger
         self.problemLog = problemLog
         self.counters = counters

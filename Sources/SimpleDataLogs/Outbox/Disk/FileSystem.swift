@@ -21,15 +21,33 @@ package struct FileSystemError: Error, Sendable, Equatable, CustomStringConverti
     package var path: String
 
     package var description: String { "\(operation) \(path): \(String(cString: strerror(code))) (errno \(code))" }
+
+    /// The refusal of a link inside the storage folder, where only real folders and files count.
+    package static func linkRefused(_ path: String) -> FileSystemError {
+        FileSystemError(code: ELOOP, operation: "refused to follow the link", path: path)
+    }
+
+    /// Whether the call failed because a link stood where the SDK keeps a folder or a file
+    /// (``linkRefused(_:)``, or `O_NOFOLLOW`'s `ELOOP`).
+    package var isRefusedLink: Bool { code == ELOOP }
 }
 
 /// The outbox's only door to the disk: a seam through which tests inject `ENOSPC`, `EIO`,
 /// `EROFS`, `EACCES` and short writes (tests run as root, so permission bits prove nothing).
 ///
+/// A file system ``confined(to:)`` the storage folder follows no link below it: every folder on
+/// the way to a file is opened from the root with `O_NOFOLLOW | O_DIRECTORY`, and the last step
+/// is an `openat`, `unlinkat`, `renameat`, `mkdirat` or `fstatat` relative to the folder so
+/// opened. A link planted anywhere inside (`areas`, `areas/a0/tmp`, `quarantine`) fails that
+/// call with ``FileSystemError/isRefusedLink``; nothing outside the folder is removed or renamed.
+/// Links in the root's own path are followed: that path is the app's choice.
+///
 /// Every method blocks, so only the outbox's threads call it (the journal's, and the sealer's for
 /// flushes, renames and deletes). Every descriptor is opened with `O_CLOEXEC`, so a child process
 /// never inherits one. Every flush names one descriptor: nothing here flushes a whole file system.
 package protocol FileSystem: Sendable {
+    /// The same file system, confined to the storage folder `root` (see the type's comment).
+    func confined(to root: String) -> any FileSystem
     /// `open(2)` with `O_CLOEXEC` added; returns the descriptor.
     func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32
     /// One `write(2)`; returns how many bytes were written (possibly fewer than asked).
@@ -48,13 +66,14 @@ package protocol FileSystem: Sendable {
     func flushDriveCache(_ descriptor: Int32, path: String) throws(FileSystemError)
     /// `close(2)`; errors are ignored because nothing can be done about them.
     func close(_ descriptor: Int32)
-    /// `rename(2)`, atomic within one file system.
+    /// `rename(2)`, atomic within one file system; confined, only within the storage folder.
     func rename(_ from: String, to: String) throws(FileSystemError)
-    /// `unlink(2)`; a file already gone is not an error.
+    /// `unlink(2)`; a file already gone is not an error; confined, only inside the storage folder.
     func remove(_ path: String) throws(FileSystemError)
-    /// `mkdir(2)` for each missing component, with `mode`.
+    /// `mkdir(2)` for each missing component, with `mode`. A folder that exists keeps its mode.
     func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError)
-    /// `rmdir(2)`: removes an empty folder; a folder already gone is not an error.
+    /// `rmdir(2)`: removes an empty folder; a folder already gone is not an error; confined, only
+    /// inside the storage folder.
     func removeDirectory(_ path: String) throws(FileSystemError)
     /// `chmod(2)`.
     func setPermissions(_ path: String, mode: FileMode) throws(FileSystemError)
@@ -74,12 +93,33 @@ package protocol FileSystem: Sendable {
 
 /// The real file system, through POSIX calls.
 package struct PosixFileSystem: FileSystem {
-    package init() {}
+    /// The storage folder this file system is confined to, without a trailing `/`; `nil`: paths
+    /// are used as given (the CLI's read of `/proc/locks`, tests).
+    package let root: String?
+
+    /// A file system that uses every path as given.
+    package init() { root = nil }
+
+    /// A file system confined to the storage folder `root`: no link below it is followed, and
+    /// nothing outside it is removed or renamed.
+    package init(confinedTo root: String) {
+        var trimmed = Substring(root)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        self.root = String(trimmed)
+    }
+
+    package func confined(to root: String) -> any FileSystem { PosixFileSystem(confinedTo: root) }
 
     /// `O_NOFOLLOW` on every file (not folder) open: a symlink planted where the outbox keeps a
     /// file (`lock`, a journal) in a shared folder would otherwise make the SDK write, or
     /// truncate, whatever it points to. The open fails with `ELOOP` instead, like any refusal.
+    /// Inside the storage folder, folders are opened with `O_NOFOLLOW` too.
     package func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32 {
+        if let inside = try confinedComponents(of: path) {
+            return try withParent(inside, path: path) { (parent, name) throws(FileSystemError) in
+                try Self.openAt(parent, name, flags: flags, mode: mode, path: path)
+            }
+        }
         let noFollow: Int32 = flags & O_DIRECTORY == 0 ? O_NOFOLLOW : 0
         while true {
             let descriptor = path.withCString { systemOpen($0, flags | O_CLOEXEC | noFollow, mode_t(mode)) }
@@ -133,14 +173,40 @@ package struct PosixFileSystem: FileSystem {
     }
 
     package func rename(_ from: String, to: String) throws(FileSystemError) {
+        if root != nil {
+            let source = try insideOnly(from, operation: "rename")
+            let target = try insideOnly(to, operation: "rename")
+            try withParent(source, path: from) { (fromFolder, fromName) throws(FileSystemError) in
+                try withParent(target, path: to) { (toFolder, toName) throws(FileSystemError) in
+                    guard renameat(fromFolder, fromName, toFolder, toName) == 0 else {
+                        throw FileSystemError(code: errno, operation: "rename", path: from)
+                    }
+                }
+            }
+            return
+        }
         guard systemRename(from, to) == 0 else { throw FileSystemError(code: errno, operation: "rename", path: from) }
     }
 
     package func remove(_ path: String) throws(FileSystemError) {
+        if root != nil {
+            try withParent(try insideOnly(path, operation: "unlink"), path: path) { (folder, name) throws(FileSystemError) in
+                guard unlinkat(folder, name, 0) == 0 || errno == ENOENT else { throw FileSystemError(code: errno, operation: "unlink", path: path) }
+            }
+            return
+        }
         guard unlink(path) == 0 || errno == ENOENT else { throw FileSystemError(code: errno, operation: "unlink", path: path) }
     }
 
     package func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError) {
+        if let root, let inside = try confinedComponents(of: path) {
+            // The root by its path (its own path is the app's choice), then each folder below it
+            // made and opened relative to the one above, never through a link.
+            try PosixFileSystem().createDirectory(root, mode: mode)
+            let folder = try openFolder(inside[...], path: path, creating: mode)
+            _ = systemClose(folder)
+            return
+        }
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
@@ -152,10 +218,25 @@ package struct PosixFileSystem: FileSystem {
     }
 
     package func removeDirectory(_ path: String) throws(FileSystemError) {
+        if root != nil {
+            try withParent(try insideOnly(path, operation: "rmdir"), path: path) { (folder, name) throws(FileSystemError) in
+                guard unlinkat(folder, name, AT_REMOVEDIR) == 0 || errno == ENOENT else {
+                    throw FileSystemError(code: errno, operation: "rmdir", path: path)
+                }
+            }
+            return
+        }
         guard rmdir(path) == 0 || errno == ENOENT else { throw FileSystemError(code: errno, operation: "rmdir", path: path) }
     }
 
     package func setPermissions(_ path: String, mode: FileMode) throws(FileSystemError) {
+        if try confinedComponents(of: path) != nil {
+            // `fchmodat(AT_SYMLINK_NOFOLLOW)` is not supported on Linux: open without following, then `fchmod`.
+            let descriptor = try open(path, flags: O_RDONLY, mode: 0)
+            defer { _ = systemClose(descriptor) }
+            guard fchmod(descriptor, mode_t(mode)) == 0 else { throw FileSystemError(code: errno, operation: "chmod", path: path) }
+            return
+        }
         guard chmod(path, mode_t(mode)) == 0 else { throw FileSystemError(code: errno, operation: "chmod", path: path) }
     }
 
@@ -164,7 +245,17 @@ package struct PosixFileSystem: FileSystem {
     }
 
     package func contents(ofDirectory path: String) throws(FileSystemError) -> [String] {
-        guard let directory = opendir(path) else { throw FileSystemError(code: errno, operation: "opendir", path: path) }
+        let opened: DirectoryStream?
+        if let inside = try confinedComponents(of: path) {
+            let descriptor = try withParent(inside, path: path) { (folder, name) throws(FileSystemError) in
+                try Self.openAt(folder, name, flags: O_RDONLY | O_DIRECTORY, mode: 0, path: path)
+            }
+            opened = fdopendir(descriptor)
+            if opened == nil { _ = systemClose(descriptor) }
+        } else {
+            opened = opendir(path)
+        }
+        guard let directory = opened else { throw FileSystemError(code: errno, operation: "opendir", path: path) }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
@@ -199,14 +290,27 @@ package struct PosixFileSystem: FileSystem {
 
     private func fileType(_ path: String) -> mode_t? {
         var info = stat()
+        if let inside = try? confinedComponents(of: path) {
+            let found = try? withParent(inside, path: path) { (folder, name) throws(FileSystemError) -> Bool in
+                fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+            }
+            return found == true ? info.st_mode & S_IFMT : nil
+        }
         guard lstat(path, &info) == 0 else { return nil }
         return info.st_mode & S_IFMT
     }
 }
 
+/// What `opendir(3)` returns, as each C library spells it.
+#if canImport(Darwin)
+private typealias DirectoryStream = UnsafeMutablePointer<DIR>
+#else
+private typealias DirectoryStream = OpaquePointer
+#endif
+
 // The system calls under other names, so that the seam's methods can share theirs.
 private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: FileMode) -> Int32 { open(path, flags, mode) }
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(descriptor, bytes, count) }
 private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(descriptor, bytes, count) }
-private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
 private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }

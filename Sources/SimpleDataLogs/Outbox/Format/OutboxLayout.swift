@@ -1,7 +1,7 @@
 /// The outbox folder's layout: where each kind of file lives and how it is named.
 ///
 /// ```
-/// <root>/                                   0700
+/// <root>/                                   0700 when the SDK makes it; an existing one keeps its mode
 ///   areas/<area>/                           one per live client, flock(LOCK_EX)ed by it (AreaLock)
 ///     lock                                  flock(LOCK_EX) too; names the owner's pid
 ///     journal-<seq>.log                     the open batch, appended event by event
