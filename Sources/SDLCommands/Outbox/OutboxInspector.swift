@@ -112,6 +112,7 @@ package enum OutboxInspector {
 
     private static func inspectArea(name: String, _ area: AreaLayout, locks: SystemLocks?, fileSystem: PosixFileSystem) -> OutboxAreaReport {
         var report = OutboxAreaReport(name: name, path: area.folder, lock: inspectLock(area, locks: locks))
+        report.owner = inspectOwner(area, fileSystem: fileSystem)
         for file in ((try? fileSystem.contents(ofDirectory: area.folder)) ?? []).sorted() where JournalName.journalSequence(file) != nil {
             report.journals.append(inspectFile(name: file, path: area.folder + "/" + file, isBatch: false, fileSystem: fileSystem))
         }
@@ -124,6 +125,19 @@ package enum OutboxInspector {
         }
         report.temporary = ((try? fileSystem.contents(ofDirectory: area.temporaryFolder)) ?? []).sorted()
         return report
+    }
+
+    /// The area's `owner` file, read as the SDK reads it (``AreaOwner/parse(_:)``).
+    private static func inspectOwner(_ area: AreaLayout, fileSystem: PosixFileSystem) -> OutboxOwnerReport {
+        do throws(FileSystemError) {
+            let bytes = try fileSystem.read(area.ownerFile)
+            guard let owner = AreaOwner.parse(bytes) else { return .unreadable("not an owner file the SDK wrote") }
+            return .recorded(owner)
+        } catch where error.code == ENOENT {
+            return .none
+        } catch {
+            return .unreadable("\(error)")
+        }
     }
 
     private static func inspectFile(name: String, path: String, isBatch: Bool, fileSystem: PosixFileSystem) -> OutboxFileReport {

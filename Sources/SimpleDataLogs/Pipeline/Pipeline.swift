@@ -77,7 +77,8 @@ final class Pipeline: Sendable {
             directory: directory, fileSystem: faults.fileSystem, logger: logger, problemLog: problemLog,
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
-            autocapture: autocapture, sealer: sealerChannel, executor: outboxExecutor
+            autocapture: autocapture, sealer: sealerChannel,
+            owner: settings.builder.map { AreaOwner(ingestKey: $0.ingestKey, eventsURL: $0.eventsURL) }, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions

@@ -23,6 +23,8 @@ struct KeyWhitespaceTests {
             let warnings = test.log.lines.filter { $0.level == .warning && $0.message.contains("a trailing newline") }
             #expect(warnings.count == 1, "\(test.log.lines.map(\.message))")
             #expect(!test.log.lines.contains { $0.message.contains(Self.key) }, "never the whole key")
+            let owner = try #require(await test.client.pipeline?.outbox.owner)
+            #expect(owner == AreaOwner(ingestKey: Self.key, eventsURL: ingest.endpoint.appendingPathComponent("v1/events")))
         }
     }
 
