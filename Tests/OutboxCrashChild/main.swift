@@ -69,7 +69,8 @@ if mode.hasPrefix("crash-") {
 
 if mode == "on-cue" {
     let client = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), tuning: { var tuning = ClientTuning(); tuning.startsUploader = false; return tuning }(), environment: [:])
-    client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_test0000000000", endpoint: URL(string: "http://127.0.0.1:9")!, autocapture: .crashes, storageDirectory: folder))
+    let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:9")!
+    client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_test0000000000", endpoint: endpoint, autocapture: .crashes, storageDirectory: folder))
     client.track(argument(2))
     _ = client.blockUntilJournaled(atLeast: 1, timeout: .seconds(30))
     FileHandle.standardOutput.write(Data("ready\n".utf8))

@@ -78,7 +78,7 @@ final class Pipeline: Sendable {
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, sealer: sealerChannel,
-            owner: settings.builder.map { AreaOwner(ingestKey: $0.ingestKey, eventsURL: $0.eventsURL) }, executor: outboxExecutor
+            owner: settings.owner, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions

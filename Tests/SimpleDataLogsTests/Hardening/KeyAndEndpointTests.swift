@@ -119,6 +119,36 @@ struct KeyAndEndpointTests {
         #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 0)
     }
 
+    @Test("a crash recorded by a process of one key is sent by the next launch of that key, not by another key's launch that comes first")
+    func crashRecordKeepsItsKey() async throws {
+        // OutboxCrashChild's crash modes use TestClient's key; their endpoint is this ingest's port.
+        let port = try closedLoopbackPort()
+        let directory = TemporaryDirectory("sdl-keys")
+        defer { directory.remove() }
+        let path = directory.path
+        let environment = [
+            "SDL_TEST_ENDPOINT": "http://127.0.0.1:\(port)",
+            "TSAN_OPTIONS": "handle_segv=0:handle_sigill=0:handle_abort=0",
+            "ASAN_OPTIONS": "handle_segv=0:handle_sigill=0:handle_abort=0:detect_leaks=0",
+        ]
+        let ending = try await onOwnThread { try ChildProcess("OutboxCrashChild", ["crash-abort", path], environment: environment).wait() }
+        #expect(ending.reason == .uncaughtSignal)
+
+        let ingestB = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.keyB))
+        defer { ingestB.stop() }
+        let other = TestClient(key: Self.keyB, directory: directory, endpoint: ingestB.endpoint)
+        _ = await other.client.flush()
+        await shutDown(other.client)
+        #expect(ingestB.receivedEvents.isEmpty, "\(ingestB.receivedEvents.map(\.name))")
+
+        let ingestA = try LocalIngest(configuration: LocalIngest.Configuration(port: port, requiredKey: "sdl_pub_test0000000000"))
+        defer { ingestA.stop() }
+        let owner = TestClient(directory: directory, endpoint: ingestA.endpoint)
+        _ = await owner.client.flush()
+        await shutDown(owner.client)
+        #expect(ingestA.receivedEvents.map(\.name).sorted() == ["app_crashed", "before_crash"], "\(ingestA.receivedEvents.map(\.name))")
+    }
+
     @Test("an area with no owner recorded (an earlier version's) is sent by the next client of any key, as before")
     func unrecordedAreaIsAnyones() async throws {
         let ingestB = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.keyB))
