@@ -59,7 +59,7 @@ enum OutboxCommand {
     private static func show(root: String, console: any Console) -> Int32 {
         let report = OutboxInspector.inspect(root: root)
         guard report.exists else {
-            console.err("sdl outbox: no outbox at \(root).")
+            console.err("sdl outbox: no outbox at \(TerminalText.escaped(root)).")
             console.err("  Name the folder (`sdl outbox DIR`), or the app (`sdl outbox --app-id NAME`).")
             return ExitCode.noInput
         }
@@ -70,21 +70,21 @@ enum OutboxCommand {
     private static func runRequeue(root: String, console: any Console) -> Int32 {
         switch OutboxInspector.requeueSetAside(root: root) {
         case .success(let outcome):
-            outcome.moved.forEach { console.out("requeued \($0)") }
-            outcome.failures.forEach { console.err("sdl outbox requeue: could not move \($0)") }
-            console.out("sdl outbox requeue: \(outcome.moved.count) set-aside batches moved back into batches/; the next client to open \(root) sends them.")
+            outcome.moved.forEach { console.out("requeued \(TerminalText.escaped($0))") }
+            outcome.failures.forEach { console.err("sdl outbox requeue: could not move \(TerminalText.escaped($0))") }
+            console.out("sdl outbox requeue: \(outcome.moved.count) set-aside batches moved back into batches/; the next client to open \(TerminalText.escaped(root)) sends them.")
             return outcome.failures.isEmpty ? ExitCode.success : ExitCode.failure
         case .failure(.noOutbox(let path)):
-            console.err("sdl outbox requeue: no outbox at \(path).")
+            console.err("sdl outbox requeue: no outbox at \(TerminalText.escaped(path)).")
             console.err("  Name the folder: `sdl outbox requeue DIR`.")
             return ExitCode.noInput
         case .failure(.areaInUse(let area, let pid)):
             let who = pid.map { "pid \($0)" } ?? "a running process"
-            console.err("sdl outbox requeue: area \(area) is in use by \(who); it owns those files, so nothing was moved.")
+            console.err("sdl outbox requeue: area \(TerminalText.escaped(area)) is in use by \(who); it owns those files, so nothing was moved.")
             console.err("  Stop that process (it keeps set-aside batches on disk), then run `sdl outbox requeue \(root)` again.")
             return ExitCode.tryAgainLater
         case .failure(.cannotLock(let area, let reason)):
-            console.err("sdl outbox requeue: cannot lock area \(area): \(reason); nothing was moved.")
+            console.err("sdl outbox requeue: cannot lock area \(TerminalText.escaped(area)): \(TerminalText.escaped(reason)); nothing was moved.")
             return ExitCode.failure
         }
     }

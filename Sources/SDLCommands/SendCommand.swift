@@ -8,7 +8,8 @@ enum SendCommand {
         Usage: sdl send EVENT [--prop key=value]… [--endpoint URL] [--key KEY] [--storage DIR] [--timeout SECONDS] [--verbose]
 
         Tracks one event from a shell script or a CI job through the SDK and waits for delivery.
-        Events earlier runs left in the same storage folder are sent too.
+        Events earlier runs left in the same storage folder for the same key and endpoint are sent
+        too; events left for another key or endpoint are left alone, and named.
 
         Options:
           --prop key=value   a property; repeat for more. true/false are sent as a bool, an integer
@@ -25,7 +26,8 @@ enum SendCommand {
           --help             this text
 
         Exit status:
-          0   delivered: the ingest acknowledged it (and nothing else is waiting in the storage folder)
+          0   delivered: the ingest acknowledged it (and nothing else of this key and endpoint is
+              waiting in the storage folder)
           1   not deliverable: the ingest rejected the event or set its batch aside, or
               acknowledged nothing while events left the outbox undelivered
           64  usage error: the message says what to type instead
@@ -73,8 +75,11 @@ enum SendCommand {
         await client.shutdown(timeLimit: max(.zero, deadline - clock.now))
         let counters = client.counters
         let said = await outcome
-        let folder = options.storage?.path ?? OutboxInspector.defaultRoot(appID: "sdl", environment: environment) ?? "the outbox folder"
+        let root = options.storage?.path ?? OutboxInspector.defaultRoot(appID: "sdl", environment: environment)
+        let folder = root.map(TerminalText.escaped) ?? "the outbox folder"
         let earlier = counters.recovered > 0 ? " and \(counters.recovered) events earlier runs left" : ""
+        // Events another key or endpoint left in the folder are not this send's: left alone, and said.
+        if let root { noteLeftForOthers(in: root, options: options, console: console) }
 
         if counters.pending > 0 {
             let why = said.lastProblem ?? "no answer from \(options.endpoint.absoluteString) within \(options.timeout)"
@@ -107,6 +112,27 @@ enum SendCommand {
         }
         console.out("sdl send: delivered \(options.event)\(earlier) to \(options.endpoint.absoluteString).")
         return ExitCode.success
+    }
+
+    /// One line per area whose events wait for another key or endpoint (its `owner` file):
+    /// `sdl send` never sends them, and says where they are and who does.
+    private static func noteLeftForOthers(in root: String, options: SendOptions, console: any Console) {
+        guard case .success(let endpoint) = Endpoint.resolve(options.endpoint, allowsInsecureHTTP: false) else { return }
+        let mine = AreaOwner(ingestKey: IngestKey.trimmed(options.key), eventsURL: endpoint.eventsURL)
+        for area in OutboxInspector.inspect(root: root).areas {
+            let events = area.pendingEvents + area.setAside.reduce(0) { $0 + $1.events }
+            guard events > 0 else { continue }
+            let whose: String
+            switch area.owner {
+            case .recorded(let owner) where !owner.matches(mine):
+                whose = "key \(TerminalText.escaped(owner.keyHint)) at \(TerminalText.escaped(owner.endpoint))"
+            case .unreadable(let why):
+                whose = "an owner that cannot be read (\(TerminalText.escaped(why)))"
+            case .recorded, .none:
+                continue
+            }
+            console.err("sdl send: left \(events) events in area \(TerminalText.escaped(area.name)) alone: they are for \(whose), not this key and endpoint; a client (or `sdl send`) configured with those sends them.")
+        }
     }
 
     /// Runs `work` until it ends or `limit` passes, whichever is first; `work` is cancelled when

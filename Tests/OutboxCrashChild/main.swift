@@ -48,7 +48,8 @@ if mode.hasPrefix("crash-") {
     let kind = mode.dropFirst("crash-".count).replacingOccurrences(of: "-control", with: "")
     if !mode.hasSuffix("-control") {
         let crashing = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), tuning: { var tuning = ClientTuning(); tuning.startsUploader = false; return tuning }(), environment: [:])
-        crashing.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_crashes000000", endpoint: URL(string: "http://127.0.0.1:9")!, autocapture: .crashes, storageDirectory: folder))
+        let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:9")!
+        crashing.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_test0000000000", endpoint: endpoint, autocapture: .crashes, storageDirectory: folder))
         crashing.track("before_crash")
         _ = crashing.blockUntilJournaled(atLeast: 1, timeout: .seconds(10))
     }
@@ -76,7 +77,8 @@ if mode.hasPrefix("crash-") {
 
 if mode == "on-cue" {
     let client = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), tuning: { var tuning = ClientTuning(); tuning.startsUploader = false; return tuning }(), environment: [:])
-    client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_crashes000000", endpoint: URL(string: "http://127.0.0.1:9")!, autocapture: .crashes, storageDirectory: folder))
+    let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:9")!
+    client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_test0000000000", endpoint: endpoint, autocapture: .crashes, storageDirectory: folder))
     client.track(argument(2))
     _ = client.blockUntilJournaled(atLeast: 1, timeout: .seconds(30))
     FileHandle.standardOutput.write(Data("ready\n".utf8))
@@ -87,7 +89,7 @@ if mode == "on-cue" {
 if mode.hasPrefix("exit-") {
     // The façade, as a tool would use it; SDL_TEST_ENDPOINT names the local ingest.
     let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:9")!
-    SimpleDataLogs.configure(ingestKey: "sdl_pub_lifecycle00000", endpoint: endpoint, storageDirectory: folder)
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_test0000000000", endpoint: endpoint, storageDirectory: folder)
     let count = Int(argument(2)) ?? 10
     for seq in 0..<count { SimpleDataLogs.track("cli", properties: ["seq": .int(Int64(seq))]) }
     if mode == "exit-shutdown" { await SimpleDataLogs.shutdown() }
@@ -105,8 +107,11 @@ let client = SimpleDataLogsClient(
     clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(),
     tuning: tuning, faults: faults, environment: [:]
 )
+// The tests' own clients use this key and endpoint (`TestClient`'s defaults): an area records
+// both, and only a client with the same ones sends (or, with uploads off, adopts) what a killed
+// child left.
 client.configure(SimpleDataLogsClient.Configuration(
-    ingestKey: "sdl_pub_crashchild0000", endpoint: endpoint ?? URL(string: "http://127.0.0.1:9")!,
+    ingestKey: "sdl_pub_test0000000000", endpoint: endpoint ?? URL(string: "http://127.0.0.1:9")!,
     storageDirectory: folder, batchSize: 50
 ))
 

@@ -141,6 +141,7 @@ package enum OutboxInspector {
         name: String, _ area: AreaLayout, locks: SystemLocks?, fileSystem: PosixFileSystem, linked: inout [String]
     ) -> OutboxAreaReport {
         var report = OutboxAreaReport(name: name, path: area.folder, lock: inspectLock(area, locks: locks))
+        report.owner = inspectOwner(area, fileSystem: fileSystem)
         for file in names(in: area.folder, fileSystem: fileSystem, linked: &linked) where JournalName.journalSequence(file) != nil {
             report.journals.append(inspectFile(name: file, path: area.folder + "/" + file, isBatch: false, fileSystem: fileSystem))
         }
@@ -153,6 +154,19 @@ package enum OutboxInspector {
         }
         report.temporary = names(in: area.temporaryFolder, fileSystem: fileSystem, linked: &linked)
         return report
+    }
+
+    /// The area's `owner` file, read as the SDK reads it (``AreaOwner/parse(_:)``).
+    private static func inspectOwner(_ area: AreaLayout, fileSystem: PosixFileSystem) -> OutboxOwnerReport {
+        do throws(FileSystemError) {
+            let bytes = try fileSystem.read(area.ownerFile)
+            guard let owner = AreaOwner.parse(bytes) else { return .unreadable("not an owner file the SDK wrote") }
+            return .recorded(owner)
+        } catch where error.code == ENOENT {
+            return .none
+        } catch {
+            return .unreadable("\(error)")
+        }
     }
 
     private static func inspectFile(name: String, path: String, isBatch: Bool, fileSystem: PosixFileSystem) -> OutboxFileReport {

@@ -1,3 +1,5 @@
+package import SimpleDataLogs
+
 /// What ``OutboxInspector/inspect(root:)`` found in one outbox folder.
 package struct OutboxReport: Sendable {
     /// The folder looked at.
@@ -29,6 +31,8 @@ package struct OutboxAreaReport: Sendable {
     package var path: String
     /// Who holds the area.
     package var lock: OutboxLockReport
+    /// Which key and endpoint its events wait for (its `owner` file).
+    package var owner = OutboxOwnerReport.none
     /// `journal-<seq>.log`: open batches (or ones a crash left, re-sealed at the next launch).
     package var journals: [OutboxFileReport] = []
     /// `batches/`: sealed, waiting to be sent, oldest first.
@@ -113,4 +117,17 @@ package enum RequeueRefusal: Error, Sendable, Equatable {
     case areaInUse(area: String, ownerPID: Int32?)
     /// The area's lock could not be taken for another reason.
     case cannotLock(area: String, reason: String)
+}
+
+/// An area's `owner` file: the key (in part) and endpoint its events were tracked for; only a
+/// client configured with both sends them.
+package enum OutboxOwnerReport: Sendable, Equatable {
+    /// No `owner` file: an area of an earlier version, or of a client that could not send; the
+    /// next client of any key takes its events.
+    case none
+    /// Recorded for this key (redacted, as the file holds it) and events URL.
+    case recorded(AreaOwner)
+    /// An `owner` file that cannot be read or is not one the SDK wrote; no client takes the
+    /// area's events while it stays so.
+    case unreadable(String)
 }

@@ -3,15 +3,16 @@ import SimpleDataLogs
 /// ``OutboxReport`` as the lines `sdl outbox` prints.
 enum OutboxReportText {
     static func lines(_ report: OutboxReport) -> [String] {
-        var lines = ["outbox \(report.root)"]
+        var lines = ["outbox \(escaped(report.root))"]
         if report.areas.isEmpty { lines.append("  no areas: no client has used this folder yet") }
         for area in report.areas {
-            lines.append("  area \(area.name): \(lockText(area.lock))")
+            lines.append("  area \(escaped(area.name)): \(lockText(area.lock))")
+            lines.append("    \(ownerText(area.owner))")
             lines += files("journal", area.journals, empty: "no open journal")
             lines += files("batches/", area.batches, empty: "no sealed batches")
             lines += files("set-aside/", area.setAside, empty: nil)
             if !area.setAside.isEmpty {
-                lines.append("      set aside after a 400 or 415: not sent until `sdl outbox requeue \(report.root)`")
+                lines.append("      set aside after a 400 or 415: not sent until `sdl outbox requeue \(escaped(report.root))`")
             }
             if !area.temporary.isEmpty {
                 lines.append("    tmp/: \(area.temporary.count) half-sealed files (the next client deletes them; their events are still in the journal)")
@@ -19,11 +20,11 @@ enum OutboxReportText {
         }
         if !report.quarantined.isEmpty {
             lines.append("  quarantine/: \(report.quarantined.count) files the SDK could not read, kept for you to look at:")
-            for file in report.quarantined { lines.append("    \(file.name)  \(file.byteCount) bytes") }
+            for file in report.quarantined { lines.append("    \(escaped(file.name))  \(file.byteCount) bytes") }
         }
-        for stray in report.strayEntries { lines.append("  \(stray): not a folder (ignored by the SDK)") }
+        for stray in report.strayEntries { lines.append("  \(escaped(stray)): not a folder (ignored by the SDK)") }
         for link in report.linkedFolders {
-            lines.append("  \(link): a link; the SDK never follows a link inside its storage folder (remove it to use the folder)")
+            lines.append("  \(escaped(link)): a link; the SDK never follows a link inside its storage folder (remove it to use the folder)")
         }
         lines.append("  total: \(report.pendingEvents) events waiting, \(report.setAsideEvents) set aside, \(report.damagedRecords) damaged records, \(report.quarantined.count) quarantined files")
         return lines
@@ -33,7 +34,7 @@ enum OutboxReportText {
         guard !files.isEmpty else { return empty.map { ["    \(label): \($0)"] } ?? [] }
         var lines = ["    \(label): \(files.count) files, \(files.reduce(0) { $0 + $1.events }) events"]
         for file in files {
-            var line = "      \(file.name)  \(file.events) events, \(file.byteCount) bytes"
+            var line = "      \(escaped(file.name))  \(file.events) events, \(file.byteCount) bytes"
             if let oldest = file.oldestTimestamp, let newest = file.newestTimestamp {
                 line += ", \(EventLine.time(oldest, withDate: true)) … \(EventLine.time(newest, withDate: true))"
             }
@@ -42,10 +43,25 @@ enum OutboxReportText {
                 let runs = file.damage.map { "\($0.length) bytes at offset \($0.offset)" }.joined(separator: ", ")
                 lines.append("        damaged: \(file.damage.count) (\(runs)); every intact record around it is kept")
             }
-            if let problem = file.problem { lines.append("        \(problem)") }
+            if let problem = file.problem { lines.append("        \(escaped(problem))") }
         }
         return lines
     }
+
+    /// Which key and endpoint the area's files wait for; the batches listed under it are sent
+    /// only by a client configured with both.
+    private static func ownerText(_ owner: OutboxOwnerReport) -> String {
+        switch owner {
+        case .recorded(let owner):
+            return "waiting for key \(escaped(owner.keyHint)) at \(escaped(owner.endpoint)): only a client with that key and endpoint sends the files below"
+        case .none:
+            return "no key recorded (an earlier version, or a client that could not send): the next client of any key sends the files below"
+        case .unreadable(let why):
+            return "owner file unreadable (\(escaped(why))): no client sends the files below until it reads"
+        }
+    }
+
+    static func escaped(_ text: String) -> String { TerminalText.escaped(text) }
 
     private static func lockText(_ lock: OutboxLockReport) -> String {
         guard lock.exists else { return "no lock file (never opened by a client)" }

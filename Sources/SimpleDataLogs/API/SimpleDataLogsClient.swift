@@ -119,6 +119,12 @@ public final class SimpleDataLogsClient: Sendable {
     /// Only the first call counts; later calls are ignored with a log line.
     /// - Parameter configuration: The key, the endpoint and the options.
     public func configure(_ configuration: Configuration) {
+        // A key read from a file or a secret store often ends in a newline: the edge would refuse
+        // it (401) and the key would look wrong when only its whitespace is. Used trimmed, with a
+        // warning below.
+        var configuration = configuration
+        let untrimmedKey = configuration.ingestKey
+        configuration.ingestKey = IngestKey.trimmed(untrimmedKey)
         // A call that will be ignored makes nothing: a `URLSession` made and dropped keeps a
         // descriptor on Linux even after it is invalidated (measured: one per ignored call).
         let ignored: ConfigureOutcome? = state.withLock { state in
@@ -160,6 +166,9 @@ public final class SimpleDataLogsClient: Sendable {
             uploader.settings.ownedTransport?.invalidate()
             reportIgnoredConfigure(outcome)
         case .started:
+            if let trimmed = IngestKey.trimmedWhitespace(untrimmedKey) {
+                logger.warning("The ingest key \(IngestKey.redacted(configuration.ingestKey)) had \(trimmed) around it; the SDK uses the key without it. Trim keys read from a file or the environment.")
+            }
             checkKey(configuration.ingestKey, logger: logger)
             for problem in limitProblems { logger.warning(problem) }
             intake.setBacklog(events: limits.backlogEvents, bytes: limits.backlogBytes)
@@ -168,7 +177,7 @@ public final class SimpleDataLogsClient: Sendable {
                 logger.error("No storage folder: set SDL_STORAGE_DIR or HOME, or pass storageDirectory. Events are kept in memory only.")
             }
             if let directory {
-                captureCrashes(in: directory, configuration: configuration, logger: logger)
+                captureCrashes(in: directory, configuration: configuration, owner: uploader.settings.owner, logger: logger)
             }
             if configuration.autocapture.contains(.appLaunches) {
                 // Journaled in intake order; the outbox fills in `is_first_launch` for its folder.

@@ -18,6 +18,11 @@ import Foundation
 /// that have ended; two launches racing for one record are settled by the lock, so exactly one of
 /// them sends it.
 ///
+/// A record carries its client's destination in its name, `crash-<uuid>-<tag>.record` (the tag is
+/// ``AreaOwner/tag``), so that only a client with the same key and endpoint sends the crash, as
+/// with the outbox's areas; a record with no tag (earlier versions, a client that cannot send) is
+/// anyone's.
+///
 /// The `<uuid>` becomes the `app_crashed` event's id. A record is deleted only once that event is
 /// on disk (``OutboxActor``), and until then its lock stays held, so a launch killed in between
 /// leaves the record for the next one, which sends it again under the same id: the edge counts
@@ -40,10 +45,28 @@ package enum CrashRecordFiles {
 
     /// The event id a record file's name carries; nil for any other name.
     static func eventID(fromName name: String) -> UUID? {
+        parts(ofName: name)?.id
+    }
+
+    /// The id and the owner's tag (nil for an untagged record) a record file's name carries.
+    static func parts(ofName name: String) -> (id: UUID, tag: String?)? {
         guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
-        let middle = name.dropFirst(prefix.count).dropLast(suffix.count)
-        guard middle.count == 36, middle == middle.lowercased() else { return nil }
-        return UUID(uuidString: String(middle))
+        var middle = Substring(name.dropFirst(prefix.count).dropLast(suffix.count))
+        var tag: String?
+        if middle.count == 36 + 1 + 16, middle.dropFirst(36).first == "-" {
+            tag = String(middle.suffix(16))
+            middle = middle.prefix(36)
+        }
+        guard middle.count == 36, middle == middle.lowercased(), let id = UUID(uuidString: String(middle)) else { return nil }
+        return (id, tag)
+    }
+
+    /// Whether a client of `owner` may take the record named `name`: an untagged one, or one
+    /// tagged with its own destination.
+    static func belongs(_ name: String, to owner: AreaOwner?) -> Bool {
+        guard name != legacyName else { return true }
+        guard let tag = parts(ofName: name)?.tag else { return true }
+        return tag == owner?.tag
     }
 
     /// Creates an empty record file for this process's recorder and locks it.
@@ -51,12 +74,13 @@ package enum CrashRecordFiles {
     /// The lock is taken after the file is created, so another launch could take (and delete) the
     /// empty file in between: the check that the name still leads to the locked file catches
     /// that, and a new file is made.
+    /// - Parameter owner: The recording client's destination, tagged in the name; `nil` for none.
     /// - Throws: What the folder answered, when it refuses the file.
-    package static func create(in folder: String, fileSystem: any FileSystem) throws(FileSystemError) -> CrashRecordFile {
+    package static func create(in folder: String, owner: AreaOwner? = nil, fileSystem: any FileSystem) throws(FileSystemError) -> CrashRecordFile {
         var lastError = FileSystemError(code: EAGAIN, operation: "flock", path: folder)
         for _ in 0..<3 {
             let id = UniqueID.random()
-            let path = folder + "/" + prefix + id.uuidString.lowercased() + suffix
+            let path = folder + "/" + prefix + id.uuidString.lowercased() + (owner.map { "-" + $0.tag } ?? "") + suffix
             let descriptor = try fileSystem.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
             if fileSystem.tryLock(descriptor), stillNames(descriptor, path) {
                 return CrashRecordFile(path: path, descriptor: descriptor, eventID: id, fileSystem: fileSystem)
@@ -69,11 +93,12 @@ package enum CrashRecordFiles {
 
     /// Takes the records of ended processes: each one locked, its bytes read. Empty records (a
     /// process that ended without crashing) are deleted here; the others stay on disk, locked,
-    /// until ``CrashRecordFile/discard()`` or ``CrashRecordFile/release()``.
-    package static func takeLeftovers(in folder: String, fileSystem: any FileSystem) -> [LeftoverCrashRecord] {
+    /// until ``CrashRecordFile/discard()`` or ``CrashRecordFile/release()``. Records of another
+    /// key or endpoint than `owner`'s are left for their client, untouched.
+    package static func takeLeftovers(in folder: String, owner: AreaOwner? = nil, fileSystem: any FileSystem) -> [LeftoverCrashRecord] {
         guard let names = try? fileSystem.contents(ofDirectory: folder) else { return [] }
         var taken: [LeftoverCrashRecord] = []
-        for name in names.sorted() where isRecordName(name) {
+        for name in names.sorted() where isRecordName(name) && belongs(name, to: owner) {
             guard taken.count < maxTakenPerLaunch else { break }
             let path = folder + "/" + name
             guard let descriptor = try? fileSystem.open(path, flags: O_RDONLY, mode: 0) else { continue }

@@ -11,12 +11,13 @@ extension SimpleDataLogsClient {
     ///
     /// A record is deleted only after its event is on disk: the pipeline carries it behind the
     /// event to the outbox (``IntakeItem/crashRecordHandedOver(_:)``), which deletes it then.
-    func captureCrashes(in directory: String, configuration: Configuration, logger: SDKLogger) {
+    /// Only the records of this client's key and endpoint (`owner`), or of none, are sent.
+    func captureCrashes(in directory: String, configuration: Configuration, owner: AreaOwner?, logger: SDKLogger) {
         let fileSystem = faults.fileSystem.confined(to: directory)
         // A folder another user can write to could hold a planted record: the outbox refuses the
         // folder (and says so once), and so does crash capture.
         guard OutboxActor.distrust(of: directory) == nil else { return }
-        for leftover in CrashRecordFiles.takeLeftovers(in: directory, fileSystem: fileSystem) {
+        for leftover in CrashRecordFiles.takeLeftovers(in: directory, owner: owner, fileSystem: fileSystem) {
             // The opt-out discards a saved crash: nothing is sent.
             guard intake.isEnabled, let report = Self.crashReport(fromRecord: leftover.bytes) else {
                 leftover.file.discard()
@@ -34,17 +35,17 @@ extension SimpleDataLogsClient {
             }
         }
         guard configuration.autocapture.contains(.crashes), intake.isEnabled else { return }
-        installCrashRecorder(in: directory, fileSystem: fileSystem, logger: logger)
+        installCrashRecorder(in: directory, owner: owner, fileSystem: fileSystem, logger: logger)
     }
 
     /// Creates this run's record file and installs the recorders writing to it: fatal signals
     /// everywhere, and on Apple platforms uncaught `NSException`s into the same record.
-    private func installCrashRecorder(in directory: String, fileSystem: any FileSystem, logger: SDKLogger) {
+    private func installCrashRecorder(in directory: String, owner: AreaOwner?, fileSystem: any FileSystem, logger: SDKLogger) {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
         let file: CrashRecordFile
         do {
             try fileSystem.createDirectory(directory, mode: 0o700)
-            file = try CrashRecordFiles.create(in: directory, fileSystem: fileSystem)
+            file = try CrashRecordFiles.create(in: directory, owner: owner, fileSystem: fileSystem)
         } catch {
             logger.warning("Crash capture is off for this run: the storage folder refused its record file (\(error)).")
             return

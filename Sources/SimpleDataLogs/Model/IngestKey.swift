@@ -1,3 +1,5 @@
+import Foundation
+
 /// The ingest key's rules, in one place: what a well-formed key looks like and how it may appear
 /// in a log line. The SDK, the CLI and the local ingest all ask here, so they cannot disagree.
 package enum IngestKey {
@@ -22,6 +24,23 @@ package enum IngestKey {
         if key.hasPrefix(publishablePrefix) { return .publishable }
         if key.hasPrefix(secretPrefix) { return .secret }
         return nil
+    }
+
+    /// `key` without the whitespace (spaces, tabs, newlines) around it. No key holds whitespace,
+    /// and one read from a file or an environment variable often ends in a newline, which the
+    /// edge would refuse (401) as a wrong key.
+    package static func trimmed(_ key: String) -> String {
+        key.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// What ``trimmed(_:)`` would take away, named for a log line (`a trailing newline`,
+    /// `whitespace`), or `nil` when the key has none around it.
+    package static func trimmedWhitespace(_ key: String) -> String? {
+        let trimmed = trimmed(key)
+        guard trimmed != key else { return nil }
+        if trimmed.isEmpty { return "only whitespace" }
+        let tail = key.hasPrefix(trimmed) ? String(key.dropFirst(trimmed.count)) : ""
+        return tail == "\n" || tail == "\r\n" ? "a trailing newline" : "whitespace or newlines"
     }
 
     /// `key` as it may appear in a log line or an error (INGEST-API.md: never in full): its

@@ -106,7 +106,8 @@ final class Pipeline: Sendable {
             directory: directory, fileSystem: fileSystem, logger: logger, problemLog: problemLog,
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
-            autocapture: autocapture, sealer: sealerChannel, executor: outboxExecutor
+            autocapture: autocapture, sealer: sealerChannel,
+            owner: settings.owner, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions

@@ -13,4 +13,8 @@ struct UploaderSettings: Sendable {
     var backoffScale: Double
     /// The client's offline switch: no request starts while it is on.
     var sending = SendingSwitch()
+
+    /// The destination the outbox records for this client's events (``AreaOwner``); `nil` when
+    /// nothing may be sent.
+    var owner: AreaOwner? { builder.map { AreaOwner(ingestKey: $0.ingestKey, eventsURL: $0.eventsURL) } }
 }

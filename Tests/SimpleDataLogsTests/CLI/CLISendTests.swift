@@ -92,7 +92,8 @@ struct CLISendTests {
         let report = OutboxInspector.inspect(root: folder.path)
         #expect(report.pendingEvents == 1, "the event waits on disk: \(JournalReader.files(under: folder.path))\n\(console.errors)")
 
-        let ingest = try LocalIngest()
+        // The same endpoint, now up: an event waits for the endpoint it was tracked for.
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(port: closed))
         defer { ingest.stop() }
         let (again, second) = await sdl(
             "send", "nightly_backup", "--prop", "gigabytes=13", "--endpoint", ingest.endpoint.absoluteString,

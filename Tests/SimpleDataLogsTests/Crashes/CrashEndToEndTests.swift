@@ -17,7 +17,9 @@ struct CrashEndToEndTests {
         let directory = TemporaryDirectory()
         let path = directory.path
         // Under a sanitizer its own handlers would stand between the crash and the record.
-        let environment = ["TSAN_OPTIONS": "handle_segv=0:handle_sigill=0:handle_abort=0", "ASAN_OPTIONS": "handle_segv=0:handle_sigill=0:handle_abort=0:detect_leaks=0"]
+        // The relaunch sends to the endpoint the crashed run tracked for (its area records it).
+        let port = try closedLoopbackPort()
+        let environment = ["SDL_TEST_ENDPOINT": "http://127.0.0.1:\(port)", "TSAN_OPTIONS": "handle_segv=0:handle_sigill=0:handle_abort=0", "ASAN_OPTIONS": "handle_segv=0:handle_sigill=0:handle_abort=0:detect_leaks=0"]
         let (withSDK, control) = try await onOwnThread {
             let crashing = try ChildProcess("OutboxCrashChild", ["crash-\(kind)", path], environment: environment).wait()
             let plain = try ChildProcess("OutboxCrashChild", ["crash-\(kind)-control", path + "-control"], environment: environment).wait()
@@ -26,7 +28,7 @@ struct CrashEndToEndTests {
         #expect(withSDK.reason == control.reason && withSDK.status == control.status, "\(kind): \(withSDK) vs control \(control)")
         #expect(withSDK.reason == .uncaughtSignal)
 
-        let ingest = try LocalIngest()
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(port: port))
         await withTestClient(directory: directory, endpoint: ingest.endpoint, adjust: { $0.crashReasonRedaction = .standard }) { relaunched in
             await relaunched.client.flush()
             let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }

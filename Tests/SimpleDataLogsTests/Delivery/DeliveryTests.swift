@@ -236,7 +236,7 @@ struct DeliveryTests {
             delivery.track(0..<100)
             try await withTimeLimit(waitingFor: "flushAndDisable to return (its own limit runs on the manual clock)") { await delivery.client.flushAndDisable(timeLimit: .seconds(10)) }
             #expect(delivery.deliveredSeqs == Array(0..<50))
-            #expect(JournalReader.files(under: delivery.test.directory.path).allSatisfy { $0.hasSuffix("/lock") })
+            #expect(JournalReader.files(under: delivery.test.directory.path).allSatisfy { $0.hasSuffix("/lock") || $0.hasSuffix("/owner") })
             delivery.client.track("after")
             #expect(delivery.client.counters.ignoredWhileDisabled == 1)
             let counters = delivery.client.counters
@@ -256,7 +256,8 @@ struct DeliveryTests {
         try await withTimeLimit(waitingFor: "the cancelled run() to shut down and return") { await running.value }
         #expect(try JournalReader.events(inOutbox: directory.path).count == 7)
 
-        try await withDelivery(directory: directory) { second in
+        // The next start sends to the same endpoint (an area's events wait for theirs).
+        try await withDelivery(ingest: LocalIngest.Configuration(port: first.ingest.port), directory: directory) { second in
             await second.client.flush()
             #expect(second.deliveredSeqs == Array(0..<7))
         }
@@ -269,13 +270,13 @@ struct DeliveryTests {
         earlier.ingest.stop()
         earlier.track(0..<20)
         await shutDown(earlier.client, timeLimit: .seconds(1))
-        let ingest = try LocalIngest()
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(port: earlier.ingest.port))
         await withTestClient(configure: false, directory: directory, endpoint: ingest.endpoint) { next in
             next.client.setEnabled(false)
             next.configure()
             await next.client.flush()
             #expect(ingest.summary.requests == 0)
-            #expect(JournalReader.files(under: directory.path) == ["areas/a0/lock"])
+            #expect(JournalReader.files(under: directory.path) == ["areas/a0/lock", "areas/a0/owner"])
         }
         ingest.stop()
     }

@@ -49,7 +49,8 @@ struct OfflineSwitchTests {
             #expect(delivery.ingest.requests.count == requests, "shutdown sent nothing while offline")
             #expect(client.counters.pendingOnDisk == 50 && client.counters.isBalanced, "\(client.counters)")
         }(earlier)
-        try await withDelivery(directory: directory) { delivery in
+        // The same endpoint: an area's events wait for the one they were tracked for.
+        try await withDelivery(ingest: LocalIngest.Configuration(port: earlier.ingest.port), directory: directory) { delivery in
             _ = try await withTimeLimit(waitingFor: "a flush after restart") { [client = delivery.client] in await client.flush() }
             #expect(delivery.deliveredSeqs == Array(50..<100), "not persisted: the next start is online")
         }

@@ -43,11 +43,14 @@ struct CrashRecordSharingTests {
     func sharedFolder() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path
+        // The children's records are for this endpoint (a record, like an area, waits for its own).
+        let port = try closedLoopbackPort()
+        let environment = Self.childEnvironment.merging(["SDL_TEST_ENDPOINT": "http://127.0.0.1:\(port)"]) { $1 }
         let (first, second) = try await onOwnThread {
-            let first = try ChildProcess("OutboxCrashChild", ["on-cue", path, "first"], environment: Self.childEnvironment)
+            let first = try ChildProcess("OutboxCrashChild", ["on-cue", path, "first"], environment: environment)
             _ = first.readLine { $0 == "ready" }
             // The second launch takes what ended processes left; the first is alive, its record locked.
-            let second = try ChildProcess("OutboxCrashChild", ["on-cue", path, "second"], environment: Self.childEnvironment)
+            let second = try ChildProcess("OutboxCrashChild", ["on-cue", path, "second"], environment: environment)
             _ = second.readLine { $0 == "ready" }
             second.send("exit")
             let secondEnding = second.wait()
@@ -57,7 +60,7 @@ struct CrashRecordSharingTests {
         #expect(second.reason == .exit && second.status == 0)
         #expect(first.reason == .uncaughtSignal && first.status == SIGABRT)
 
-        let ingest = try LocalIngest()
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(port: port))
         await withTestClient(directory: directory, endpoint: ingest.endpoint) { relaunched in
             await relaunched.client.flush()
             let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }

@@ -11,13 +11,15 @@ struct QuarantineRetryTests {
         let first = try #require(UnloadableBatchTests.batchFiles(in: directory).sorted().first)
         let fileSystem = FaultInjectingFileSystem()
         fileSystem.failReads(ofPathsContaining: (first as NSString).lastPathComponent, with: EIO)
-        let flaky = TestClient(faults: fileSystem.injection, directory: directory)
+        var quiet = ClientTuning()
+        quiet.startsUploader = false
+        let flaky = TestClient(tuning: quiet, faults: fileSystem.injection, directory: directory, endpoint: UnloadableBatchTests.endpoint(of: directory))
         await flaky.drain()
         #expect(flaky.client.counters.recovered == 50, "one batch read, one quarantined")
         #expect(JournalReader.files(under: directory.path).filter { $0.hasPrefix("quarantine/") }.count == 1)
         await shutDown(flaky.client)
 
-        try await withDelivery(directory: directory) { delivery in
+        try await UnloadableBatchTests.withDeliveryToItsEndpoint(directory) { delivery in
             let result = await delivery.client.flush()
             #expect(result.delivered == 100 && delivery.deliveredSeqs == Array(0..<100))
             #expect(!JournalReader.files(under: directory.path).contains { $0.hasPrefix("quarantine/") })

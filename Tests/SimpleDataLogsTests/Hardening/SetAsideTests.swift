@@ -39,7 +39,7 @@ struct SetAsideTests {
         await shutDown(first.client)
         first.ingest.stop()
 
-        try await withDelivery(directory: directory) { second in
+        try await withDelivery(ingest: LocalIngest.Configuration(port: first.ingest.port), directory: directory) { second in
             let result = await second.client.flush()
             #expect(result.delivered == 3 && second.deliveredSeqs == [0, 1, 2])
             let counters = second.client.counters
@@ -73,7 +73,7 @@ struct SetAsideTests {
     func sdlSendOverFlood() async throws {
         let directory = TemporaryDirectory("sdl-send")
         defer { directory.remove() }
-        let flooding = try Delivery(directory: directory, adjust: { $0.batchSize = 1; $0.appID = "sdl" })
+        let flooding = try Delivery(key: "sdl_sec_cli_test_000000", directory: directory, adjust: { $0.batchSize = 1; $0.appID = "sdl" })
         flooding.ingest.script(Array(repeating: .status(400), count: 501))
         flooding.track(0..<501)
         await flooding.client.flush()
@@ -82,7 +82,7 @@ struct SetAsideTests {
         await shutDown(flooding.client)
         flooding.ingest.stop()
 
-        let ingest = try LocalIngest()
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(port: flooding.ingest.port))
         defer { ingest.stop() }
         let (status, console) = await sdl(
             "send", "after_the_flood", "--endpoint", ingest.endpoint.absoluteString, "--key", "sdl_sec_cli_test_000000",

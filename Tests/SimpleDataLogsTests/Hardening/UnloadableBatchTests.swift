@@ -7,14 +7,38 @@ import SDLCommands
 /// A batch the uploader cannot load must cost neither the batches behind it nor a core.
 @Suite("Hardening: a batch that cannot be loaded never stalls delivery", .stuckTestLimit)
 struct UnloadableBatchTests {
-    /// An outbox left by an earlier run: `batches` sealed batches of 50 events, uploads off.
+    /// An outbox left by an earlier run: `batches` sealed batches of 50 events, uploads off,
+    /// tracked for a loopback port reserved for it (no ingest of the process gets it from port
+    /// 0): an area's events wait for the endpoint they were tracked for, so the test's ingest
+    /// listens there (``withDeliveryToItsEndpoint(_:faults:_:)``).
     static func leftOutbox(batches: Int) async -> TemporaryDirectory {
         let directory = TemporaryDirectory()
-        let earlier = TestClient(directory: directory)
+        var quiet = ClientTuning()
+        quiet.startsUploader = false
+        let port = (try? closedLoopbackPort()) ?? 9
+        reservedPorts.withLock { $0[directory.path] = port }
+        let earlier = TestClient(tuning: quiet, directory: directory, endpoint: URL(string: "http://127.0.0.1:\(port)")!)
         for seq in 0..<(batches * 50) { earlier.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await earlier.client.flush()
         await shutDown(earlier.client)
         return directory
+    }
+
+    /// The port each ``leftOutbox(batches:)`` folder was tracked for.
+    private static let reservedPorts = Locked<[String: Int]>([:])
+
+    /// A client sending to the ingest on `directory`'s reserved port: ``TestClient`` for a launch
+    /// that sends nothing yet, ``withDelivery`` for one that does.
+    static func endpoint(of directory: TemporaryDirectory) -> URL {
+        URL(string: "http://127.0.0.1:\(reservedPorts.withLock { $0[directory.path] } ?? 9)")!
+    }
+
+    /// ``withDelivery`` with its ingest on the port `directory`'s events were tracked for.
+    static func withDeliveryToItsEndpoint(
+        _ directory: TemporaryDirectory, faults: FaultInjection = FaultInjection(), _ body: (Delivery) async throws -> Void
+    ) async throws {
+        let port = reservedPorts.withLock { $0[directory.path] } ?? 0
+        try await withDelivery(ingest: LocalIngest.Configuration(port: port), directory: directory, faults: faults, body)
     }
 
     static func batchFiles(in directory: TemporaryDirectory) -> [String] {
@@ -31,7 +55,7 @@ struct UnloadableBatchTests {
             try FileManager.default.moveItem(atPath: directory.path + "/" + file, toPath: directory.path + "/" + folder + "/" + upper)
         }
         #expect(Self.batchFiles(in: directory).allSatisfy { $0.contains("-R-") == false && $0 != $0.lowercased() })
-        try await withDelivery(directory: directory) { delivery in
+        try await Self.withDeliveryToItsEndpoint(directory) { delivery in
             let result = try await withTimeLimit(.seconds(30), waitingFor: "flush() to return") { await delivery.client.flush() }
             #expect(result.delivered == 100 && delivery.deliveredSeqs == Array(0..<100))
             #expect(Self.batchFiles(in: directory).isEmpty)
@@ -41,7 +65,7 @@ struct UnloadableBatchTests {
     @Test("a batch file deleted behind the SDK: counted lostFromDisk with one error line, the batch behind it delivered, flush returns")
     func vanishedFile() async throws {
         let directory = await Self.leftOutbox(batches: 2)
-        try await withDelivery(directory: directory) { delivery in
+        try await Self.withDeliveryToItsEndpoint(directory) { delivery in
             // The launch pass meets a 503 and backs off on the manual clock: the uploader is idle.
             delivery.ingest.script([.status(503)])
             #expect(await delivery.ingest.waitForRequests(count: 1))
@@ -59,7 +83,7 @@ struct UnloadableBatchTests {
     func unreadableFile() async throws {
         let directory = await Self.leftOutbox(batches: 2)
         let fileSystem = FaultInjectingFileSystem()
-        try await withDelivery(directory: directory, faults: fileSystem.injection) { delivery in
+        try await Self.withDeliveryToItsEndpoint(directory, faults: fileSystem.injection) { delivery in
             delivery.ingest.script([.status(503)])
             #expect(await delivery.ingest.waitForRequests(count: 1))
             let first = try #require(Self.batchFiles(in: directory).sorted().first)
@@ -81,7 +105,8 @@ struct UnloadableBatchTests {
     func sdlSendOnPreparedFolder() async throws {
         let directory = TemporaryDirectory("sdl-send")
         defer { directory.remove() }
-        let earlier = try Delivery(directory: directory, adjust: { $0.appID = "sdl" })
+        // The key and endpoint `sdl send` uses below: an area's events wait for theirs.
+        let earlier = try Delivery(key: "sdl_sec_cli_test_000000", directory: directory, adjust: { $0.appID = "sdl" })
         earlier.ingest.stop()
         earlier.track(0..<50)
         await earlier.client.flush()
@@ -93,7 +118,7 @@ struct UnloadableBatchTests {
             try FileManager.default.moveItem(atPath: directory.path + "/" + file, toPath: directory.path + "/" + folder + "/" + upper)
             try Data().write(to: URL(fileURLWithPath: directory.path + "/" + folder + "/9223372036854775807-r-00000000-0000-0000-0000-000000000009.batch"))
         }
-        let ingest = try LocalIngest()
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(port: earlier.ingest.port))
         defer { ingest.stop() }
         let (status, console) = await sdl(
             "send", "after_the_rename", "--endpoint", ingest.endpoint.absoluteString, "--key", "sdl_sec_cli_test_000000",
@@ -113,7 +138,7 @@ struct UnloadableBatchTests {
         let folder = directory.path + "/" + (file as NSString).deletingLastPathComponent
         try FileManager.default.copyItem(atPath: directory.path + "/" + file, toPath: folder + "/9223372036854775807-r-00000000-0000-0000-0000-000000000001.batch")
         try Data().write(to: URL(fileURLWithPath: folder.replacingOccurrences(of: "/batches", with: "") + "/journal-9223372036854775807.log"))
-        try await withDelivery(directory: directory) { delivery in
+        try await Self.withDeliveryToItsEndpoint(directory) { delivery in
             let result = await delivery.client.flush()
             #expect(result.delivered == 50)
             #expect(JournalReader.files(under: directory.path).contains { $0.hasPrefix("quarantine/") })

@@ -182,7 +182,7 @@ struct OutboxFaultTests {
         }
     }
 
-    @Test("opt-out after configure: every unsent event is deleted from disk; only the area lock is left")
+    @Test("opt-out after configure: every unsent event is deleted from disk; only the area's lock and owner files are left")
     func optOutAfterConfigure() async throws {
         try await withTestClient { test in
             for seq in 0..<120 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
@@ -191,7 +191,7 @@ struct OutboxFaultTests {
             test.client.setEnabled(false)
             test.client.track("ignored")
             await test.drain()
-            #expect(JournalReader.files(under: test.directory.path) == ["areas/a0/lock"])
+            #expect(JournalReader.files(under: test.directory.path) == ["areas/a0/lock", "areas/a0/owner"], "the lock and the owner (no event) stay")
             let counters = test.client.counters
             #expect(counters.deletedByOptOut == 120 && counters.pending == 0)
             #expect(counters.isBalanced, "\(counters)")
@@ -211,7 +211,7 @@ struct OutboxFaultTests {
             next.client.setEnabled(false)
             next.configure()
             await next.drain()
-            #expect(JournalReader.files(under: directory.path) == ["areas/a0/lock"])
+            #expect(JournalReader.files(under: directory.path) == ["areas/a0/lock", "areas/a0/owner"])
             #expect(next.client.counters.deletedByOptOut == 75)
         }
     }

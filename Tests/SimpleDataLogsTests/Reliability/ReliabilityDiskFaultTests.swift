@@ -76,19 +76,25 @@ struct ReliabilityDiskFaultTests {
     @Test("every event arrives once or is accounted for by a documented drop, flush always returns, and the counters balance", arguments: faults)
     func fault(_ fault: DiskFault) async throws {
         let directory = TemporaryDirectory()
-        let ingest = try LocalIngest(configuration: fault.ingest)
-        defer { ingest.stop() }
         var drops = 0
 
-        // The earlier run: its batches on disk (its edge may set them aside).
+        // The earlier run: its batches on disk (its edge may set them aside). The later runs'
+        // ingest listens on the same port: an area's events wait for the endpoint they were
+        // tracked for.
         let earlierEdge = try LocalIngest()
         earlierEdge.script(fault.earlierScript)
-        let earlier = TestClient(directory: directory, endpoint: fault.earlierScript.isEmpty ? nil : earlierEdge.endpoint, adjust: { $0.batchSize = fault.earlierBatchSize })
+        var earlierTuning = ClientTuning()
+        earlierTuning.startsUploader = !fault.earlierScript.isEmpty
+        let earlier = TestClient(tuning: earlierTuning, directory: directory, endpoint: earlierEdge.endpoint, adjust: { $0.batchSize = fault.earlierBatchSize })
         for seq in 0..<fault.earlierEvents { earlier.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         for _ in 0..<3 { await earlier.client.flush() }
         #expect(earlier.client.counters.delivered == 0)
         await shutDown(earlier.client)
         earlierEdge.stop()
+        var sameEndpoint = fault.ingest
+        sameEndpoint.port = earlierEdge.port
+        let ingest = try LocalIngest(configuration: sameEndpoint)
+        defer { ingest.stop() }
         try fault.damage(directory.path)
 
         // The faulty launch: the disk fails under it, and it must neither hang nor lose.

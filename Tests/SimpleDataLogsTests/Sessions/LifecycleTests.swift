@@ -18,7 +18,7 @@ struct LifecycleTests {
         #expect(ending.reason == .exit && ending.status == 0)
         #expect(try JournalReader.events(inOutbox: path).count == 300, "all 300 journaled at exit")
 
-        let up = try LocalIngest()
+        let up = try LocalIngest(configuration: LocalIngest.Configuration(port: ingest.port)) // the endpoint the tool tracked for
         await withTestClient(directory: directory, endpoint: up.endpoint) { next in
             await next.client.flush()
             let seqs = up.receivedEvents.compactMap { if case .int(let seq)? = $0.properties["seq"] { Int(seq) } else { nil } }.sorted()

@@ -1,6 +1,7 @@
 extension OutboxActor {
     /// The opt-out: deletes every unsent event this client holds, in memory and on disk (the
-    /// journal, sealed, set-aside and temporary files of its area, and the quarantine folder).
+    /// journal, sealed, set-aside and temporary files of its area, and the quarantine folder's
+    /// files but those of another key or endpoint). Its `lock` and `owner` files stay.
     func deleteEverything() {
         sealTimer?.cancel()
         sealTimer = nil
@@ -15,7 +16,7 @@ extension OutboxActor {
             try? fileSystem.remove(area.journal(open.sequence))
             for folder in [area.folder, area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
                 for name in (try? fileSystem.contents(ofDirectory: folder)) ?? []
-                where name != "lock" && !fileSystem.isDirectory(folder + "/" + name) {
+                where name != "lock" && name != "owner" && !fileSystem.isDirectory(folder + "/" + name) {
                     try? fileSystem.remove(folder + "/" + name)
                 }
             }
@@ -24,8 +25,9 @@ extension OutboxActor {
             // Session state and saved crash records are unsent data too: those handed over with
             // their events, and those of ended processes not taken yet (live ones stay locked).
             giveUpCrashRecords(discard: true)
-            for leftover in CrashRecordFiles.takeLeftovers(in: layout.root, fileSystem: fileSystem) { leftover.file.discard() }
-            for name in (try? fileSystem.contents(ofDirectory: layout.quarantineFolder)) ?? [] {
+            for leftover in CrashRecordFiles.takeLeftovers(in: layout.root, owner: owner, fileSystem: fileSystem) { leftover.file.discard() }
+            // Another key's quarantined batches are that client's to send or delete.
+            for name in (try? fileSystem.contents(ofDirectory: layout.quarantineFolder)) ?? [] where quarantined(name)?.isOurs != false {
                 try? fileSystem.remove(layout.quarantineFolder + "/" + name)
             }
         }

@@ -48,7 +48,9 @@ extension OutboxActor {
             return false
         }
         makeQuarantineFolder(in: layout)
-        guard let (area, lock) = acquireArea(in: layout) else { return false }
+        var leftForOthers: [(name: String, claim: AreaOwner.Claim)] = []
+        defer { reportLeftForOthers(leftForOthers) }
+        guard let (area, lock) = acquireArea(in: layout, leftForOthers: &leftForOthers) else { return false }
         self.area = area
         areaLock = lock
         var found = AreaContents()
@@ -63,7 +65,7 @@ extension OutboxActor {
         // What the queue holds before (batches in memory, when late): the rest is recovered.
         let (sealedBefore, setAsideBefore) = (queue.sealedUsage.events, queue.setAsideUsage.events)
         leftoverSessions += takeLeftoverSessions(in: area.folder)
-        adoptDeadAreas(in: layout, into: area, found: &found)
+        adoptDeadAreas(in: layout, into: area, found: &found, leftForOthers: &leftForOthers)
         open.reserve(above: found.highestSequence)
         restoreQuarantinedBatches(into: area, in: layout)
         takeStock(of: area, in: layout)
@@ -133,8 +135,11 @@ extension OutboxActor {
         var highestSequence = 0
     }
 
-    /// Takes the first area whose lock is free, creating one if all are held.
-    private func acquireArea(in layout: OutboxLayout) -> (AreaLayout, AreaLock)? {
+    /// Takes the first area whose lock is free and whose events this client may send, creating
+    /// one if there is none.
+    /// Another key's or endpoint's area (``AreaOwner``) is passed over, lock given back at once;
+    /// an area with no owner recorded is taken and recorded as this client's.
+    private func acquireArea(in layout: OutboxLayout, leftForOthers: inout [(name: String, claim: AreaOwner.Claim)]) -> (AreaLayout, AreaLock)? {
         let existing = ((try? fileSystem.contents(ofDirectory: layout.areasFolder)) ?? []).sorted()
         var candidates = existing.filter { $0.hasPrefix("a") }
         // A set beside the list: a crash loop may leave many areas, and the list is checked once per name.
@@ -160,6 +165,13 @@ extension OutboxActor {
             }
             switch AreaLock.acquire(area, fileSystem: fileSystem) {
             case .success(let lock):
+                // Another key's or endpoint's area is left for the client that can send it.
+                let claim = claim(of: area)
+                guard claim.isUsable else {
+                    lock.release(fileSystem: fileSystem)
+                    leftForOthers.append((name, claim))
+                    continue
+                }
                 do {
                     for folder in [area.folder, area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
                         try fileSystem.createDirectory(folder, mode: 0o700)
@@ -176,6 +188,7 @@ extension OutboxActor {
                     reportDiskTrouble(error, doing: "create the area \(area.folder)")
                 }
                 writeLockOwner(lock.lockFileDescriptor)
+                if claim == .unclaimed { recordOwner(in: area) }
                 return (area, lock)
             case .failure(.held):
                 heldByOthers += 1
@@ -222,13 +235,23 @@ extension OutboxActor {
 
     /// Moves the files of every area whose owner is gone into `own`, under fresh sequence
     /// numbers, one atomic rename each: a crash mid-way leaves each file in exactly one area.
-    private func adoptDeadAreas(in layout: OutboxLayout, into own: AreaLayout, found: inout AreaContents) {
+    /// Only areas whose events this client may send are adopted (``AreaOwner/Claim/isUsable``);
+    /// another key's or endpoint's are left untouched, journals and sessions included.
+    private func adoptDeadAreas(
+        in layout: OutboxLayout, into own: AreaLayout, found: inout AreaContents,
+        leftForOthers: inout [(name: String, claim: AreaOwner.Claim)]
+    ) {
         let names = ((try? fileSystem.contents(ofDirectory: layout.areasFolder)) ?? []).sorted()
         for name in names where layout.area(name).folder != own.folder {
             let dead = layout.area(name)
             guard fileSystem.isDirectory(dead.folder),
                   case .success(let lock) = AreaLock.acquire(dead, fileSystem: fileSystem) else { continue }
             defer { lock.release(fileSystem: fileSystem) }
+            let claim = claim(of: dead)
+            guard claim.isUsable else {
+                if !leftForOthers.contains(where: { $0.name == name }) { leftForOthers.append((name, claim)) }
+                continue
+            }
             // A linked folder in it is skipped (every listing of it fails): what it points to is
             // not ours. The area's real folders are adopted as usual.
             for folder in [dead.batchesFolder, dead.setAsideFolder, dead.temporaryFolder] {
@@ -254,8 +277,14 @@ extension OutboxActor {
                 found.journals.append((journal.to, own.journal(journal.to)))
             }
             found.highestSequence = max(found.highestSequence, adoption.highestSequence)
-            for move in moves { try? fileSystem.rename(move.from, to: move.to) }
-            for folder in [dead.batchesFolder, dead.setAsideFolder, dead.temporaryFolder] { try? fileSystem.removeDirectory(folder) }
+            var allMoved = true
+            for move in moves where (try? fileSystem.rename(move.from, to: move.to)) == nil { allMoved = false }
+            for folder in [dead.batchesFolder, dead.setAsideFolder, dead.temporaryFolder] {
+                if (try? fileSystem.removeDirectory(folder)) == nil, fileSystem.isDirectory(folder) { allMoved = false }
+            }
+            // The owner file goes last, and only once nothing is left to send: files that stayed
+            // behind must not become sendable by any key.
+            if allMoved { try? fileSystem.remove(dead.ownerFile) }
             try? fileSystem.remove(dead.lockFile)
             try? fileSystem.removeDirectory(dead.folder)
             if !moves.isEmpty { logger.info("Adopted \(moves.count) files from the outbox area \(name), whose process is gone.") }
@@ -353,18 +382,20 @@ extension OutboxActor {
     private func restoreQuarantinedBatches(into area: AreaLayout, in layout: OutboxLayout) {
         var restored = 0
         for name in ((try? fileSystem.contents(ofDirectory: layout.quarantineFolder)) ?? []).sorted() {
-            // Quarantined as `<batch name>.<uuid>`.
-            guard let dot = name.lastIndex(of: "."), JournalName.batchParts(String(name[..<dot])) != nil else { continue }
+            // Quarantined as `<batch name>.<uuid>[.<owner tag>]`; another key's stay.
+            guard let quarantined = quarantined(name), quarantined.isOurs, JournalName.batchParts(quarantined.original) != nil else { continue }
             let path = layout.quarantineFolder + "/" + name
             guard fileSystem.isRegularFile(path), let bytes = try? fileSystem.read(path), !BatchFile.decode(bytes).payloads.isEmpty,
-                  (try? fileSystem.rename(path, to: area.batchesFolder + "/" + String(name[..<dot]))) != nil else { continue }
+                  (try? fileSystem.rename(path, to: area.batchesFolder + "/" + quarantined.original)) != nil else { continue }
             restored += 1
         }
         if restored > 0 { logger.info("Restored \(restored) quarantined batch file(s) that read again.") }
     }
 
     func quarantine(_ path: String, in layout: OutboxLayout, reason: String) {
-        let name = (path.split(separator: "/").last.map(String.init) ?? "file") + "." + EventEncoder.lowercaseString(UniqueID.random())
+        // Tagged with the owner, so that only a client of the same key and endpoint restores it.
+        let tag = owner.map { "." + $0.tag } ?? ""
+        let name = (path.split(separator: "/").last.map(String.init) ?? "file") + "." + EventEncoder.lowercaseString(UniqueID.random()) + tag
         do {
             try fileSystem.rename(path, to: layout.quarantineFolder + "/" + name)
             logger.warning("Moved \(path) to \(layout.quarantineFolder) (\(reason)); the rest of the outbox is unaffected.")

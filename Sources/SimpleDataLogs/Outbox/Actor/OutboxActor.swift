@@ -29,6 +29,9 @@ actor OutboxActor {
     let autocapture: AutocaptureSettings
     /// The outbox folder's layout, or `nil` in memory-only mode (no usable folder).
     let layout: OutboxLayout?
+    /// The key and endpoint this client sends to, recorded in its area; only areas recorded for
+    /// them (or for no one) are taken and adopted. `nil` when the client cannot send.
+    let owner: AreaOwner?
 
     private let watermarkState = Locked(JournalWatermark())
     /// Threads blocked until a number of events is written (``blockUntilWatermark(atLeast:timeout:)``).
@@ -100,9 +103,10 @@ actor OutboxActor {
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
-        sealer: SealerChannel? = nil, executor: ThreadExecutor
+        sealer: SealerChannel? = nil, owner: AreaOwner? = nil, executor: ThreadExecutor
     ) {
         self.sealer = sealer
+        self.owner = owner
         self.autocapture = autocapture
         layout = directory.map(OutboxLayout.init(root:))
         // Confined to the folder here too, for the outbox's own tests that build it directly.

@@ -4,6 +4,7 @@
 /// <root>/                                   0700 when the SDK makes it; an existing one keeps its mode
 ///   areas/<area>/                           one per live client, flock(LOCK_EX)ed by it (AreaLock)
 ///     lock                                  flock(LOCK_EX) too; names the owner's pid
+///     owner                                 the key (a fingerprint) and endpoint its events are for
 ///     journal-<seq>.log                     the open batch, appended event by event
 ///     batches/<seq>-<path>-<uuid>.batch     sealed batches, sent oldest first
 ///     set-aside/<seq>-<path>-<uuid>.batch   batches the ingest refused (400, 415)
@@ -36,6 +37,9 @@ package struct AreaLayout: Sendable {
 
     /// `lock`: locked too, and names the owner's pid.
     package var lockFile: String { folder + "/lock" }
+    /// `owner`: the destination its events were tracked for (``AreaOwner``); absent in areas of
+    /// earlier versions and of clients that cannot send.
+    package var ownerFile: String { folder + "/owner" }
     /// `batches/`: sealed batches, sent oldest first.
     package var batchesFolder: String { folder + "/batches" }
     /// `set-aside/`: batches the ingest refused, kept and not sent.

@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension OutboxActor {
+    /// What `area`'s `owner` file says about this client (``AreaOwner/claim(ownerFile:mine:)``).
+    /// A file that exists but cannot be read (an I/O error, a link or folder planted in its
+    /// place) is `.unknown`: it may name anyone, so the area is left alone.
+    func claim(of area: AreaLayout) -> AreaOwner.Claim {
+        do throws(FileSystemError) {
+            return AreaOwner.claim(ownerFile: try fileSystem.read(area.ownerFile), mine: owner)
+        } catch where error.code == ENOENT {
+            return AreaOwner.claim(ownerFile: nil, mine: owner)
+        } catch {
+            return .unknown
+        }
+    }
+
+    /// Writes this client's `owner` file into the area it just took, durably (temporary file,
+    /// `fsync`, rename, `fsync` of the folder) and before any journal, so that no event of the
+    /// area is ever on disk without it. A client that cannot send writes none: its events stay
+    /// sendable by the first client that can, as every event was before owners were recorded.
+    func recordOwner(in area: AreaLayout) {
+        guard let owner else { return }
+        let temporary = area.temporaryFolder + "/owner"
+        do {
+            let descriptor = try fileSystem.open(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+            defer { fileSystem.close(descriptor) }
+            try writeAll(owner.fileContents, to: descriptor, path: temporary)
+            try fileSystem.sync(descriptor, path: temporary)
+            try fileSystem.rename(temporary, to: area.ownerFile)
+            syncFolder(area.folder)
+        } catch {
+            try? fileSystem.remove(temporary)
+            logger.error("The outbox could not record in \(area.folder) which key and endpoint its events are for (\(error)); until a later launch records it, a client with another key could send them.")
+        }
+    }
+
+    /// One line at launch for the areas left to other keys or endpoints, so a user who changed
+    /// the key or the endpoint learns where the old events wait and who sends them.
+    func reportLeftForOthers(_ left: [(name: String, claim: AreaOwner.Claim)]) {
+        guard !left.isEmpty else { return }
+        let owners = left.map { area -> String in
+            switch area.claim {
+            case .another(let owner): "\(area.name) for \(owner.description)"
+            default: "\(area.name) (its owner file cannot be read)"
+            }
+        }
+        logger.info("Left \(left.count) outbox area(s) with events for another key or endpoint untouched: \(owners.joined(separator: "; ")). Only a client configured with that key and endpoint sends them.")
+    }
+
+    /// A quarantined file's name: `<name>.<uuid>`, or `<name>.<uuid>.<tag>` when the area it
+    /// came from had an owner (``AreaOwner/tag``). Only files with no tag or this client's tag
+    /// are restored into its queue or deleted by its opt-out; another key's stay for that client.
+    /// - Returns: The file's own name, and whether it is this client's to take.
+    func quarantined(_ name: String) -> (original: String, isOurs: Bool)? {
+        var parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 2 else { return nil }
+        var tag: String?
+        if parts.count >= 3, parts[parts.count - 2].count == 36, parts[parts.count - 1].count == 16 {
+            tag = parts.removeLast()
+        }
+        guard parts.removeLast().count == 36 else { return nil } // the uuid
+        return (parts.joined(separator: "."), tag == nil || tag == owner?.tag)
+    }
+}
