@@ -16,7 +16,11 @@ func runBlockedFolderMode(folder: URL, count: Int) async -> Never {
         clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), tuning: tuning, environment: [:]
     )
     client.configure(SimpleDataLogsClient.Configuration(
-        ingestKey: "sdl_pub_blockedfolder00", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: folder, batchSize: 50
+        // The key and endpoint of the test's next client (`TestClient`'s key; the test's ingest):
+        // the area records them, and only a client of the same destination sends its events.
+        ingestKey: "sdl_pub_test0000000000",
+        endpoint: ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:9")!,
+        storageDirectory: folder, batchSize: 50
     ))
     for seq in 0..<count { client.track("blocked", properties: ["seq": .int(Int64(seq))]) }
     // Every event reaches the outbox (in memory: the folder is still blocked); no uploader, so

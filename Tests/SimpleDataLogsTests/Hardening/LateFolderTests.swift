@@ -88,16 +88,17 @@ struct LateFolderTests {
         let (folder, blocker, base) = try blockedFolder()
         defer { base.remove() }
         let path = folder.path
+        let ingest = try LocalIngest()
+        defer { ingest.stop() }
+        let endpoint = ingest.endpoint.absoluteString
         let outcome = try await onOwnThread {
-            let child = try ChildProcess("OutboxCrashChild", ["blocked-folder", path, "120"])
+            let child = try ChildProcess("OutboxCrashChild", ["blocked-folder", path, "120"], environment: ["SDL_TEST_ENDPOINT": endpoint])
             defer { child.kill() }
             guard child.readLine(until: { $0 == "tracked" }) != nil else { return "no tracked line" }
             try FileManager.default.removeItem(atPath: blocker)
             return child.readLine(until: { $0.contains("journaled") }) ?? "no journaled line"
         }
         #expect(outcome == "journaled 120", "\(outcome)")
-        let ingest = try LocalIngest()
-        defer { ingest.stop() }
         try await withTestClient(directory: folder, endpoint: ingest.endpoint) { next throws in
             await next.client.flush()
             #expect(ingest.summary.accepted == 120, "\(ingest.summary)")

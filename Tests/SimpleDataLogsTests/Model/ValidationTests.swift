@@ -79,14 +79,15 @@ struct ValidationTests {
         }
     }
 
-    @Test("more than 200 properties: the first 200 keys in sorted order are kept, own and default together")
+    @Test("more than 200 properties: the event's own keys are kept first, then the defaults' in sorted order (issue 23: precedence, not the alphabet)")
     func tooManyProperties() async throws {
         try await withTestClient { test in
             test.client.setDefaultProperties(Dictionary(uniqueKeysWithValues: (0..<150).map { (String(format: "d%03d", $0), PropertyValue.int(Int64($0))) }))
             test.client.track("wide", properties: Dictionary(uniqueKeysWithValues: (0..<100).map { (String(format: "e%03d", $0), PropertyValue.int(Int64($0))) }))
             let event = try #require(try await test.flushedEvents().first)
             #expect(event.props.count == 200)
-            #expect(event.props["d149"] != nil && event.props["e049"] != nil && event.props["e050"] == nil)
+            #expect((0..<100).allSatisfy { event.props[String(format: "e%03d", $0)] != nil })
+            #expect(event.props["d099"] != nil && event.props["d100"] == nil && event.props["d149"] == nil)
         }
     }
 

@@ -44,3 +44,34 @@ func whileCooperativePoolIsBlocked<T: Sendable>(_ check: @escaping @Sendable () 
         }.start()
     }
 }
+
+/// Runs `body` while no other test blocks the cooperative pool on purpose.
+///
+/// For the few tests that bound real time spent behind a timer (shutdown's limit against a slow
+/// middleware step): while ``whileCooperativePoolIsBlocked(_:)`` holds the pool, a timer cannot
+/// fire, and such a test would measure the saturation instead of the SDK (a 1 s limit read 8.5 s
+/// in a full parallel run, 1.04 s alone). The saturation gate is held for the body's duration by
+/// a thread of its own (an `NSLock` is released by the thread that took it); every wait bounded.
+func whileNoPoolSaturation<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    let limit = testWaitLimit
+    let taken = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    let holder = Locked(false)
+    Thread {
+        if saturationGate.lock(before: Date(timeIntervalSinceNow: Double(limit.components.seconds))) {
+            holder.withLock { $0 = true }
+            taken.signal()
+            // Released when the body ends; bounded so that a lost signal cannot hold the gate.
+            _ = finished.wait(timeout: .after(limit))
+            saturationGate.unlock()
+        } else {
+            taken.signal()
+        }
+    }.start()
+    try await onOwnThread { taken.wait() }
+    guard holder.withLock({ $0 }) else {
+        throw TimedOut(what: "another test to free the cooperative pool it blocks", limit: limit)
+    }
+    defer { finished.signal() }
+    return try await body()
+}
