@@ -27,16 +27,7 @@ package struct EventIDGenerator: Sendable {
         let upper = (time << 16) | 0x7000 | (high & 0x0FFF)
         // The variant bits 10, then 62 random bits.
         let lower = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        return UUID(uuid: (
-            UInt8(truncatingIfNeeded: upper >> 56), UInt8(truncatingIfNeeded: upper >> 48),
-            UInt8(truncatingIfNeeded: upper >> 40), UInt8(truncatingIfNeeded: upper >> 32),
-            UInt8(truncatingIfNeeded: upper >> 24), UInt8(truncatingIfNeeded: upper >> 16),
-            UInt8(truncatingIfNeeded: upper >> 8), UInt8(truncatingIfNeeded: upper),
-            UInt8(truncatingIfNeeded: lower >> 56), UInt8(truncatingIfNeeded: lower >> 48),
-            UInt8(truncatingIfNeeded: lower >> 40), UInt8(truncatingIfNeeded: lower >> 32),
-            UInt8(truncatingIfNeeded: lower >> 24), UInt8(truncatingIfNeeded: lower >> 16),
-            UInt8(truncatingIfNeeded: lower >> 8), UInt8(truncatingIfNeeded: lower)
-        ))
+        return UUID(upper: upper, lower: lower)
     }
 
     /// wyrand: one multiply per 64 bits, passes BigCrush, and is tiny.

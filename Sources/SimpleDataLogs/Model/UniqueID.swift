@@ -28,7 +28,16 @@ package enum UniqueID {
         // The version nibble 4 and the variant bits 10; every other bit random.
         let upper = (generator.next() as UInt64) & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000
         let lower = (generator.next() as UInt64) & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
-        return UUID(uuid: (
+        return UUID(upper: upper, lower: lower)
+    }
+}
+
+extension UUID {
+    /// The UUID whose 128 bits are `upper` then `lower`, most significant byte first: the layout
+    /// both id makers fill (``UniqueID`` and `EventIDGenerator`), each with its own version bits.
+    @usableFromInline
+    package init(upper: UInt64, lower: UInt64) {
+        self.init(uuid: (
             UInt8(truncatingIfNeeded: upper >> 56), UInt8(truncatingIfNeeded: upper >> 48),
             UInt8(truncatingIfNeeded: upper >> 40), UInt8(truncatingIfNeeded: upper >> 32),
             UInt8(truncatingIfNeeded: upper >> 24), UInt8(truncatingIfNeeded: upper >> 16),
