@@ -125,7 +125,7 @@ enum SendCommand {
             let whose: String
             switch area.owner {
             case .recorded(let owner) where !owner.matches(mine):
-                whose = "key \(TerminalText.escaped(owner.keyHint)) at \(TerminalText.escaped(owner.endpoint))"
+                whose = "key \(TerminalText.escaped(owner.keyText)) at \(TerminalText.escaped(owner.endpoint))"
             case .unreadable(let why):
                 whose = "an owner that cannot be read (\(TerminalText.escaped(why)))"
             case .recorded, .none:

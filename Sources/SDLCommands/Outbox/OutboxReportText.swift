@@ -53,7 +53,7 @@ enum OutboxReportText {
     private static func ownerText(_ owner: OutboxOwnerReport) -> String {
         switch owner {
         case .recorded(let owner):
-            return "waiting for key \(escaped(owner.keyHint)) at \(escaped(owner.endpoint)): only a client with that key and endpoint sends the files below"
+            return "waiting for key \(escaped(owner.keyText)) at \(escaped(owner.endpoint)): only a client with that key and endpoint sends the files below"
         case .none:
             return "no key recorded (an earlier version, or a client that could not send): the next client of any key sends the files below"
         case .unreadable(let why):

@@ -49,10 +49,15 @@ package struct AreaOwner: Sendable, Equatable {
     }
 
     /// A short tag for file names (quarantined batches): the fingerprint's first 16 digits.
-    var tag: String { String(fingerprint.prefix(16)) }
+    package var tag: String { String(fingerprint.prefix(16)) }
 
-    /// How ``keyHint`` and ``endpoint`` read in a log line or in `sdl outbox`.
-    package var description: String { "key \(keyHint) at \(endpoint)" }
+    /// The key as a person tells keys apart: its redacted form, which keys of one project share
+    /// (`sdl_sec_proj…`), and the fingerprint's first 8 digits, which differ between keys (the
+    /// fingerprint is keyed with the key: it says nothing of the key's other characters).
+    package var keyText: String { "\(keyHint) (fingerprint \(fingerprint.prefix(8)))" }
+
+    /// How ``keyText`` and ``endpoint`` read in a log line or in `sdl outbox`.
+    package var description: String { "key \(keyText) at \(endpoint)" }
 
     // MARK: The owner file
 
