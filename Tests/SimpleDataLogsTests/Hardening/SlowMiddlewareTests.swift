@@ -56,7 +56,7 @@ struct SlowMiddlewareTests {
         }
         // 300 × 30 ms is 9 s of steps: before the fix shutdown took all of it. The margin is
         // generous for a loaded 2-core machine.
-        #expect(took < .seconds(3.5), "shutdown(timeLimit: 1 s) took \(took)")
+        #expect(took < .seconds(3.5) * sanitizerSlack, "shutdown(timeLimit: 1 s) took \(took)")
 
         let counters = client.counters
         #expect(counters.isBalanced, "\(counters)")
@@ -85,7 +85,7 @@ struct SlowMiddlewareTests {
         }
         let client = Self.client(steps: [blocking], directory: directory, log: log)
         client.track("before")
-        _ = try await withTimeLimit(.seconds(30), waitingFor: "a flush before the step blocks") { await client.flush() }
+        _ = try await withTimeLimit(.seconds(30) * sanitizerSlack, waitingFor: "a flush before the step blocks") { await client.flush() }
         client.track("blocks")
         client.track("behind")
         let held = try await onOwnThread { gate.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
@@ -93,10 +93,10 @@ struct SlowMiddlewareTests {
 
         // A flush behind the blocked step waits; shutdown must end that wait too.
         let flush = Task { await client.flush() }
-        try await withTimeLimit(.seconds(30), waitingFor: "shutdown behind a blocked step") {
+        try await withTimeLimit(.seconds(30) * sanitizerSlack, waitingFor: "shutdown behind a blocked step") {
             await client.shutdown(timeLimit: .milliseconds(300))
         }
-        let result = try await withTimeLimit(.seconds(30), waitingFor: "a flush behind a blocked step") { await flush.value }
+        let result = try await withTimeLimit(.seconds(30) * sanitizerSlack, waitingFor: "a flush behind a blocked step") { await flush.value }
         #expect(result.remaining == 1, "\(result)")
 
         let counters = client.counters
