@@ -49,7 +49,7 @@ struct CLIIngestTests {
         let folder = TemporaryDirectory("sdl-ingest")
         defer { folder.remove() }
         let (status, console) = try await withIngest(["--json", "--fail", "503:1"]) { port in
-            let arguments = ["send", "e", "--prop", "n=2", "--endpoint", "http://127.0.0.1:\(port)", "--key", "sdl_pub_cli_000000000", "--storage", folder.path, "--timeout", "5"]
+            let arguments = ["send", "e", "--prop", "n=2", "--endpoint", "http://127.0.0.1:\(port)", "--key", "sdl_pub_cli_000000000", "--storage", folder.path, "--timeout", "\(5 * sanitizerSlack)"]
             let (sent, output) = await sdl(arguments)
             // The first try gets the 503; the shutdown's try is the second request.
             #expect(sent == 0, "\(output.errors)")

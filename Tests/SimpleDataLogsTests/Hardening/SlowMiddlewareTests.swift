@@ -116,7 +116,7 @@ struct SlowMiddlewareTests {
         defer { directory.remove() }
         let client = Self.client(steps: [], directory: directory, log: RecordingLogSink())
         for seq in 0..<500 { client.track("queued", properties: ["seq": .int(Int64(seq))]) }
-        try await withTimeLimit(.seconds(30), waitingFor: "shutdown") { await client.shutdown(timeLimit: .zero) }
+        try await withTimeLimit(.seconds(30) * sanitizerSlack, waitingFor: "shutdown") { await client.shutdown(timeLimit: .zero) }
         let counters = client.counters
         #expect(counters.pendingOnDisk == 500 && counters.droppedAtShutdown == 0 && counters.isBalanced, "\(counters)")
     }
