@@ -54,9 +54,11 @@ struct SlowMiddlewareTests {
             }
             return started.duration(to: clock.now)
         }
-        // 300 × 30 ms is 9 s of steps: before the fix shutdown took all of it. The margin is
-        // generous for a loaded 2-core machine.
-        #expect(took < .seconds(3.5) * sanitizerSlack, "shutdown(timeLimit: 1 s) took \(took)")
+        // 300 × 30 ms is 9 s of steps: before the fix shutdown took all of it, so no load can
+        // make the old behaviour pass a 6 s bound. The bound stays that far from the limit
+        // because the whole suite on 2 cores once stretched this shutdown to 4.0 s (CI, stop 28):
+        // the limit's timer and the journal's writes wait for a core like everything else.
+        #expect(took < .seconds(6) * sanitizerSlack, "shutdown(timeLimit: 1 s) took \(took)")
 
         let counters = client.counters
         #expect(counters.isBalanced, "\(counters)")
