@@ -17,7 +17,7 @@ import SimpleDataLogsTesting
 /// linear (a little more for the sorts), and about 256 times when it is quadratic. The test sits
 /// between the two, far from both, and takes the best of a few runs of each size so that a stall
 /// of the machine does not decide it.
-@Suite("Hardening: launch is linear in batch files", .stuckTestLimit)
+@Suite("Hardening: launch is linear in batch files", .stuckTestLimit, .tags(.sockets, .burst), .skippedInFastLoop)
 struct LaunchScaleTests {
     /// Batch files per dead area: several areas, so adoption is part of every launch.
     static let filesPerArea = 250

@@ -6,7 +6,7 @@ import SimpleDataLogs
 import SimpleDataLogsTesting
 import Testing
 
-@Suite("LocalIngest over real sockets on 127.0.0.1", .stuckTestLimit)
+@Suite("LocalIngest over real sockets on 127.0.0.1", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct LocalIngestServerTests {
     typealias Fixture = IngestFixture
 

@@ -38,7 +38,7 @@ private func unsealedJournal(_ root: String) throws {
     try bytes.write(to: URL(fileURLWithPath: root + "/" + area + "/" + JournalName.journal(parts.sequence)))
 }
 
-@Suite("Reliability: a matrix of faults on disk", .stuckTestLimit)
+@Suite("Reliability: a matrix of faults on disk", .stuckTestLimit, .tags(.sockets, .burst), .skippedInFastLoop)
 struct ReliabilityDiskFaultTests {
     static let faults: [DiskFault] = [
         DiskFault(name: "misnamed batch files (uppercase ids)", damage: { root in

@@ -6,7 +6,7 @@ import SimpleDataLogsTesting
 /// `Sources/Examples/Server` run as a real process, the way a container runs a server: traffic
 /// from concurrent handlers, then `SIGTERM` while it is still serving, against an edge that takes
 /// 300 ms to answer.
-@Suite("Servers: the example server under SIGTERM", .stuckTestLimit)
+@Suite("Servers: the example server under SIGTERM", .stuckTestLimit, .tags(.processes, .sockets, .burst), .skippedInFastLoop)
 struct ExampleServerTests {
     @Test("SIGTERM mid-traffic against a 300 ms edge: exit 143 within the limit, every tracked event delivered exactly once with its request's device id, nothing left on disk")
     func sigtermMidTraffic() async throws {

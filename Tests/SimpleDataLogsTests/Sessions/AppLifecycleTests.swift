@@ -5,7 +5,7 @@ import SimpleDataLogsTesting
 
 /// The app lifecycle rules, decided in platform-neutral code: the Apple adapters only map
 /// notifications to `respond(to:)`, so what they do is tested here, on Linux.
-@Suite("Lifecycle of apps: what each moment does", .stuckTestLimit)
+@Suite("Lifecycle of apps: what each moment does", .stuckTestLimit, .skippedInFastLoop)
 struct AppLifecycleTests {
     @Test("the table: activation and resignation report activity; background sends under 20 s of background time; sleep sends; termination holds 1 s + 2 s")
     func table() {
@@ -28,7 +28,7 @@ struct AppLifecycleTests {
         }
     }
 
-    @Test("entering the background: the send gets background time, given back once it ends")
+    @Test("entering the background: the send gets background time, given back once it ends", .tags(.sockets))
     func backgroundTimeGivenBackAfterTheSend() async throws {
         try await withDelivery { delivery in
             delivery.track(0..<3)
@@ -48,7 +48,7 @@ struct AppLifecycleTests {
         }
     }
 
-    @Test("entering the background with an edge that never answers: the background time is given back after 20 s on the client's clock, not before")
+    @Test("entering the background with an edge that never answers: the background time is given back after 20 s on the client's clock, not before", .tags(.sockets))
     func backgroundTimeBounded() async throws {
         try await withDelivery { delivery in
             delivery.ingest.script([.normal(delay: .seconds(600))])
@@ -76,7 +76,7 @@ struct AppLifecycleTests {
     // only what holds on a loaded machine too: the hold is bounded, and nothing is lost. The
     // events are journaled first, so the 1 s drain inside the hold has nothing left to race.
 
-    @Test("termination: the hold ends within its 2 s budget, and nothing is lost")
+    @Test("termination: the hold ends within its 2 s budget, and nothing is lost", .tags(.sockets))
     func terminationHold() async throws {
         try await withDelivery { delivery in
             delivery.track(0..<5)
@@ -92,7 +92,7 @@ struct AppLifecycleTests {
         }
     }
 
-    @Test("termination with an edge that never answers: the hold gives up after 2 s, the events stay on disk")
+    @Test("termination with an edge that never answers: the hold gives up after 2 s, the events stay on disk", .tags(.sockets))
     func terminationHoldBounded() async throws {
         try await withDelivery { delivery in
             delivery.ingest.script([.normal(delay: .seconds(600))])

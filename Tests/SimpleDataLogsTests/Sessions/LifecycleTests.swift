@@ -3,9 +3,9 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Lifecycle of command-line tools on Linux", .stuckTestLimit)
+@Suite("Lifecycle of command-line tools on Linux", .stuckTestLimit, .skippedInFastLoop)
 struct LifecycleTests {
-    @Test("a tool that returns from main without calling anything has its events journaled by the exit hook, and its next run delivers them")
+    @Test("a tool that returns from main without calling anything has its events journaled by the exit hook, and its next run delivers them", .tags(.processes, .sockets))
     func exitWithoutCalls() async throws {
         let ingest = try LocalIngest()
         ingest.stop() // down during the tool's run
@@ -27,7 +27,7 @@ struct LifecycleTests {
         up.stop()
     }
 
-    @Test("a tool that awaits SimpleDataLogs.shutdown() has every event delivered before it exits")
+    @Test("a tool that awaits SimpleDataLogs.shutdown() has every event delivered before it exits", .tags(.processes, .sockets))
     func exitWithShutdown() async throws {
         let ingest = try LocalIngest()
         let directory = TemporaryDirectory()

@@ -7,7 +7,7 @@ import Testing
 @testable import SimpleDataLogs
 
 /// `URLSessionTransport` against a real HTTP server on loopback (`LocalIngest`), never a stub.
-@Suite("Uploader: URLSessionTransport over real sockets", .stuckTestLimit)
+@Suite("Uploader: URLSessionTransport over real sockets", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct UploaderURLSessionTransportTests {
     static let key = "sdl_pub_test0001"
     /// One transport for the suite, as the SDK keeps one for its life.
