@@ -72,7 +72,7 @@ struct LaunchScaleTests {
     }
 
     @Test(
-        "16 times the batch files cost less than 64 times the launch time (quadratic: about 256 times)",
+        "16 times the batch files cost less than 64 times the launch time (quadratic: about 256 times)", .noPoolSaturation,
         .enabled(if: !isUnderSanitizer, "a ratio of real times, which a sanitizer's slowdown under the parallel suite blurs; 16,000 files written and launched three times starved the rest of the run. BatchQueueTests run the queue under both sanitizers")
     )
     func linearLaunch() async throws {

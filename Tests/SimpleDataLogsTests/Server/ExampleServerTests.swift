@@ -8,7 +8,7 @@ import SimpleDataLogsTesting
 /// 300 ms to answer.
 @Suite("Servers: the example server under SIGTERM", .stuckTestLimit, .tags(.processes, .sockets, .burst), .skippedInFastLoop)
 struct ExampleServerTests {
-    @Test("SIGTERM mid-traffic against a 300 ms edge: exit 143 within the limit, every tracked event delivered exactly once with its request's device id, nothing left on disk")
+    @Test("SIGTERM mid-traffic against a 300 ms edge: exit 143 within the limit, every tracked event delivered exactly once with its request's device id, nothing left on disk", .noPoolSaturation)
     func sigtermMidTraffic() async throws {
         let binary = try #require(ChildProcess.executable("ExampleServer"), "build with --build-tests so ExampleServer is beside the tests")
         let ingest = try LocalIngest(configuration: LocalIngest.Configuration(addedLatency: .milliseconds(300)))

@@ -76,7 +76,7 @@ struct AppLifecycleTests {
     // only what holds on a loaded machine too: the hold is bounded, and nothing is lost. The
     // events are journaled first, so the 1 s drain inside the hold has nothing left to race.
 
-    @Test("termination: the hold ends within its 2 s budget, and nothing is lost", .tags(.sockets))
+    @Test("termination: the hold ends within its 2 s budget, and nothing is lost", .tags(.sockets), .noPoolSaturation)
     func terminationHold() async throws {
         try await withDelivery { delivery in
             delivery.track(0..<5)
@@ -92,7 +92,7 @@ struct AppLifecycleTests {
         }
     }
 
-    @Test("termination with an edge that never answers: the hold gives up after 2 s, the events stay on disk", .tags(.sockets))
+    @Test("termination with an edge that never answers: the hold gives up after 2 s, the events stay on disk", .tags(.sockets), .noPoolSaturation)
     func terminationHoldBounded() async throws {
         try await withDelivery { delivery in
             delivery.ingest.script([.normal(delay: .seconds(600))])

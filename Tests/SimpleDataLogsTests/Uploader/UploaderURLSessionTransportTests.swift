@@ -167,7 +167,7 @@ struct UploaderURLSessionTransportTests {
         #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(10) * sanitizerSlack, "\(elapsed)")
     }
 
-    @Test("cancelling the calling task ends an in-flight request promptly")
+    @Test("cancelling the calling task ends an in-flight request promptly", .noPoolSaturation)
     func cancellation() async throws {
         let ingest = try IngestFixture.ingest()
         defer { ingest.stop() }
