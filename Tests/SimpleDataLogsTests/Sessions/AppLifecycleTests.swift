@@ -76,6 +76,10 @@ struct AppLifecycleTests {
     // only what holds on a loaded machine too: the hold is bounded, and nothing is lost. The
     // events are journaled first, so the 1 s drain inside the hold has nothing left to race.
 
+    /// How much shorter than its budget a real-time hold may measure: two clocks of different
+    /// granularity (Dispatch's deadline, ContinuousClock's measure) disagree by milliseconds.
+    static let clockTolerance: Duration = .milliseconds(100)
+
     @Test("termination: the hold ends within its 2 s budget, and nothing is lost", .tags(.sockets), .noPoolSaturation)
     func terminationHold() async throws {
         try await withDelivery { delivery in
@@ -86,7 +90,10 @@ struct AppLifecycleTests {
             }
             let counters = delivery.client.counters
             #expect(counters.delivered + counters.pendingOnDisk == 5, "\(counters)")
-            if !isUnderSanitizer { #expect(elapsed < .seconds(4), "\(elapsed)") }
+            // Within its budget: a hold that waited past its 2 s for the send would need the
+            // uploader's 30 s request deadline; 10 s leaves a loaded 2-core machine room to wake
+            // the held thread and still fails that.
+            if !isUnderSanitizer { #expect(elapsed < .seconds(10), "\(elapsed)") }
             await delivery.client.flush()
             #expect(delivery.deliveredSeqs == [0, 1, 2, 3, 4])
         }
@@ -101,8 +108,15 @@ struct AppLifecycleTests {
             let elapsed = try await onOwnThread { [client = delivery.client] in
                 ContinuousClock().measure { client.respond(to: .willTerminate) }
             }
-            #expect(elapsed >= .seconds(2), "\(elapsed)")
-            if !isUnderSanitizer { #expect(elapsed < .seconds(4), "\(elapsed)") }
+            // At least the budget, less a stated tolerance: the hold's deadline is a Dispatch
+            // time and this measure a ContinuousClock, whose granularities differ (1.993 s was
+            // read once against 2 s). A hold that ended early enough to matter (at the 1 s drain,
+            // or at once) is still far below 1.9 s.
+            #expect(elapsed >= .seconds(2) - Self.clockTolerance, "\(elapsed)")
+            // The hold gives up instead of waiting for the send: the edge sits on it for 600 s and
+            // the uploader's own request deadline is 30 s, so 10 s still fails a hold that waits
+            // for either, and leaves a loaded 2-core machine 8 s to wake the held thread.
+            if !isUnderSanitizer { #expect(elapsed < .seconds(10), "\(elapsed)") }
             #expect(delivery.client.counters.pendingOnDisk == 5)
             await shutDown(delivery.client, timeLimit: .zero)
         }
