@@ -7,6 +7,12 @@ import SimpleDataLogs
 /// threads, each could take one and wait forever for a second that the other holds.
 private let saturationGate = NSLock()
 
+/// How long a test waits to take ``saturationGate``. The gate is a queue: a test waits for every
+/// holder ahead of it (the saturations and the real-time tests, each holding it for seconds, ten
+/// times that under ThreadSanitizer), so its wait is longer than any single wait
+/// (``testWaitLimit``) and still well inside the 10-minute stuck-test limit.
+let gateWaitLimit: Duration = .seconds(300)
+
 /// Runs `check` on a thread of its own while every thread of the cooperative pool is blocked,
 /// then frees the pool and returns what `check` returned. For the tests that prove the SDK's
 /// tracking, journaling and uploads need no pool thread.
@@ -17,7 +23,7 @@ private let saturationGate = NSLock()
 /// `check`. `gateLimit` bounds the wait for the saturation gate alone (see
 /// ``NoPoolSaturationTrait``), which another saturation or a real-time test may hold.
 func whileCooperativePoolIsBlocked<T: Sendable>(
-    gateLimit: Duration = testWaitLimit, _ check: @escaping @Sendable () -> T
+    gateLimit: Duration = gateWaitLimit, _ check: @escaping @Sendable () -> T
 ) async throws -> T {
     let poolWidth = ProcessInfo.processInfo.activeProcessorCount
     let limit = testWaitLimit
@@ -62,7 +68,7 @@ func whileNoPoolSaturation<T: Sendable>(_ body: () async throws -> T) async thro
     let finished = DispatchSemaphore(value: 0)
     let holder = Locked(false)
     Thread {
-        if saturationGate.lock(before: Date(timeIntervalSinceNow: Double(limit.components.seconds))) {
+        if saturationGate.lock(before: Date(timeIntervalSinceNow: gateWaitLimit.secondsAsDouble)) {
             holder.withLock { $0 = true }
             taken.signal()
             // Released when the body ends; bounded so that a lost signal cannot hold the gate.
@@ -74,7 +80,7 @@ func whileNoPoolSaturation<T: Sendable>(_ body: () async throws -> T) async thro
     }.start()
     try await onOwnThread { taken.wait() }
     guard holder.withLock({ $0 }) else {
-        throw TimedOut(what: "another test to free the cooperative pool it blocks", limit: limit)
+        throw TimedOut(what: "another test to free the cooperative pool it blocks", limit: gateWaitLimit)
     }
     defer { finished.signal() }
     return try await body()
