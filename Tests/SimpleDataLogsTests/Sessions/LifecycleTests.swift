@@ -7,7 +7,8 @@ import SimpleDataLogsTesting
 struct LifecycleTests {
     @Test("a tool that returns from main without calling anything has its events journaled by the exit hook, and its next run delivers them", .tags(.processes, .sockets))
     func exitWithoutCalls() async throws {
-        let ingest = try LocalIngest()
+        // Restarted on its port later: a port no outgoing connection can take meanwhile.
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(port: try reusableLoopbackPort()))
         ingest.stop() // down during the tool's run
         let directory = TemporaryDirectory()
         let path = directory.path

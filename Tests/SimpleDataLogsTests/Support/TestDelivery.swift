@@ -12,6 +12,10 @@ struct Delivery: Sendable {
         directory: TemporaryDirectory = TemporaryDirectory(), faults: FaultInjection = FaultInjection(),
         adjust: @escaping @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { _ in }
     ) throws {
+        // Tests stop this ingest and start one again on its port (an edge that goes down and comes
+        // back): a port outside the ephemeral range is still free then (``reusableLoopbackPort()``).
+        var configuration = configuration
+        if configuration.port == 0 { configuration.port = try reusableLoopbackPort() }
         ingest = try LocalIngest(configuration: configuration)
         test = TestClient(key: key, faults: faults, directory: directory, endpoint: ingest.endpoint, adjust: adjust)
     }
