@@ -27,6 +27,21 @@ func reusableLoopbackPort() throws -> Int {
     return ingest.port
 }
 
+/// A local ingest listening on a port like ``reusableLoopbackPort()``'s, so a test can stop it and
+/// start one again where it was. Binds the chosen port directly (no probe that closes first) and
+/// takes another on `EADDRINUSE`, a bounded number of times.
+/// - Parameter configuration: The ingest's configuration; its port is replaced.
+/// - Returns: The listening ingest.
+func localIngestOnReusablePort(_ configuration: LocalIngest.Configuration) throws -> LocalIngest {
+    var configuration = configuration
+    var lastError: (any Error)?
+    for _ in 0..<20 {
+        configuration.port = try reusableLoopbackPort()
+        do { return try LocalIngest(configuration: configuration) } catch { lastError = error }
+    }
+    throw lastError!
+}
+
 private enum Ports {
     /// The ports handed out in this process.
     static let handedOut = Locked<Set<Int>>([])

@@ -14,9 +14,8 @@ struct Delivery: Sendable {
     ) throws {
         // Tests stop this ingest and start one again on its port (an edge that goes down and comes
         // back): a port outside the ephemeral range is still free then (``reusableLoopbackPort()``).
-        var configuration = configuration
-        if configuration.port == 0 { configuration.port = try reusableLoopbackPort() }
-        ingest = try LocalIngest(configuration: configuration)
+        ingest = configuration.port == 0
+            ? try localIngestOnReusablePort(configuration) : try LocalIngest(configuration: configuration)
         test = TestClient(key: key, faults: faults, directory: directory, endpoint: ingest.endpoint, adjust: adjust)
     }
 
