@@ -18,6 +18,8 @@ enum FastLoop {
 
 /// Skips a test carrying one of ``FastLoop/slowTags`` when ``FastLoop/isOn``, naming the tag; on
 /// a suite it applies to every test inside. A test without a slow tag runs whatever the mode.
+/// The skip is `Test.cancel(_:)` before the body: a plain test is reported cancelled with the
+/// reason, a parameterized one as passed with 0 test cases (none of its cases ran).
 struct SkippedInFastLoopTrait: TestTrait, SuiteTrait, TestScoping {
     var isRecursive: Bool { true }
 
