@@ -16,6 +16,9 @@ import SimpleDataLogs
 //       flushes (every batch is sealed with no descriptor free: held in memory), gives the
 //       descriptors back, goes online and shuts down (SDL_TEST_ENDPOINT: the local ingest).
 //       Prints "exhausted N" and the counters.
+//   OutboxCrashChild descriptors-configure-again <folder> <count>
+//       configures a client, then calls configure <count> more times (each ignored), and prints
+//       "descriptors before N after M", this whole process's count (HonestLogTests).
 
 /// Takes every free descriptor (`dup` until `EMFILE`), keeping standard input, output and error.
 /// - Returns: The descriptors taken, to be closed by ``giveBack(_:)``.
@@ -71,7 +74,34 @@ func runDescriptorMode(_ mode: String, _ arguments: [String]) async -> Never {
         await client.shutdown()
         say("counters \(client.counters)")
         exit(0)
+    case "descriptors-configure-again":
+        // Counted in a process of its own: in the test process, tests running beside this one
+        // open and close descriptors of every kind, and an ignored configure's leak (a
+        // URLSession's, which is no file under the folder) cannot be told from theirs.
+        let folder = URL(fileURLWithPath: arguments.first ?? "")
+        let count = Int(arguments.dropFirst().first ?? "") ?? 40
+        let client = SimpleDataLogsClient(
+            clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), tuning: ClientTuning(), environment: [:]
+        )
+        let configuration = SimpleDataLogsClient.Configuration(
+            ingestKey: "sdl_pub_descriptors0000", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: folder
+        )
+        client.configure(configuration)
+        client.track("e")
+        // The first configure's descriptors (area lock, journal, session) all open before the count.
+        _ = client.blockUntilJournaled(atLeast: 1, timeout: .seconds(30))
+        let before = openDescriptorCount()
+        for _ in 0..<count { client.configure(configuration) }
+        let after = openDescriptorCount()
+        say("descriptors before \(before) after \(after)")
+        await client.shutdown(timeLimit: .zero)
+        exit(0)
     default:
         exit(64)
     }
+}
+
+/// The descriptors open in this process (Linux: the entries of `/proc/self/fd`; elsewhere -1).
+func openDescriptorCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
 }

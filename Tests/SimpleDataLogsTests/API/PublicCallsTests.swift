@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Every public call and what it writes", .stuckTestLimit)
+@Suite("Every public call and what it writes", .stuckTestLimit, .skippedInFastLoop)
 struct PublicCallsTests {
     @Test("track writes name, a lowercase v7 event_id, ts from the wall clock and the props")
     func trackWritesTheEvent() async throws {
@@ -102,7 +102,7 @@ struct PublicCallsTests {
         }
     }
 
-    @Test("10,000 interleaved setDeviceID and track calls: each event carries the id set just before it")
+    @Test("10,000 interleaved setDeviceID and track calls: each event carries the id set just before it", .tags(.burst))
     func interleavedDeviceIDs() async throws {
         try await withTestClient { test in
             for index in 0..<10_000 {

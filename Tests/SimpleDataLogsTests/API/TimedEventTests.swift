@@ -5,7 +5,7 @@ import Testing
 
 /// `timed(_:properties:operation:)`: one event when the operation ends, however it ends, with the
 /// duration on the client's clock (a manual clock here, moved by the operation itself).
-@Suite("API: timed events", .stuckTestLimit)
+@Suite("API: timed events", .stuckTestLimit, .skippedInFastLoop)
 struct TimedEventTests {
     struct Refused: Error {}
 
@@ -44,7 +44,7 @@ struct TimedEventTests {
         }
     }
 
-    @Test("at a real local ingest: one event per timed operation, with its own id, its duration and outcome, in order with the others")
+    @Test("at a real local ingest: one event per timed operation, with its own id, its duration and outcome, in order with the others", .tags(.sockets))
     func atTheIngest() async throws {
         try await withDelivery { delivery in
             let client = delivery.client

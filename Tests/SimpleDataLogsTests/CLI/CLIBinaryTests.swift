@@ -4,7 +4,7 @@ import SimpleDataLogs
 
 /// The built `sdl` executable, run as a child process: the exit status really reaches the shell,
 /// and Ctrl-C really ends `sdl ingest` with a summary.
-@Suite("CLI: the sdl binary", .stuckTestLimit)
+@Suite("CLI: the sdl binary", .stuckTestLimit, .skippedInFastLoop)
 struct CLIBinaryTests {
     /// `sdl` beside the test bundle: walks up from the test binary's folder.
     static var binary: String? {
@@ -17,7 +17,7 @@ struct CLIBinaryTests {
         return nil
     }
 
-    @Test("--version and a usage error reach the shell as 0 and 64")
+    @Test("--version and a usage error reach the shell as 0 and 64", .tags(.processes))
     func exitStatus() async throws {
         let binary = try #require(Self.binary, "build with --build-tests so sdl is beside the tests")
         let version = try await SDLChild(binary, ["--version"]).finish()
@@ -26,7 +26,7 @@ struct CLIBinaryTests {
         #expect(usage.status == 64 && usage.errors.contains("event name is missing"))
     }
 
-    @Test("sdl ingest ends on SIGINT and on SIGTERM with a summary and exit 0", arguments: [SIGINT, SIGTERM])
+    @Test("sdl ingest ends on SIGINT and on SIGTERM with a summary and exit 0", .tags(.processes, .sockets), arguments: [SIGINT, SIGTERM])
     func ingestInterrupt(signal: Int32) async throws {
         let binary = try #require(Self.binary, "build with --build-tests so sdl is beside the tests")
         let child = try SDLChild(binary, ["ingest", "--port", "0"])

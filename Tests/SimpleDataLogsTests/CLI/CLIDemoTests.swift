@@ -4,9 +4,9 @@ import SDLCommands
 import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("CLI: sdl demo", .stuckTestLimit)
+@Suite("CLI: sdl demo", .stuckTestLimit, .skippedInFastLoop)
 struct CLIDemoTests {
-    @Test("the demo's code path delivers every event exactly once and the counters agree")
+    @Test("the demo's code path delivers every event exactly once and the counters agree", .tags(.sockets, .burst))
     func everyEventOnce() async {
         var options = DemoOptions()
         // Smaller than `sdl demo`, with the same chapters: two burst chunks, an outage.
@@ -32,7 +32,7 @@ struct CLIDemoTests {
         #expect(output.contains("batches/: 1 files, 25 events"), "the outage's events shown waiting on disk")
     }
 
-    @Test("the demo leaves no temporary folder behind")
+    @Test("the demo leaves no temporary folder behind", .tags(.sockets))
     func cleansUp() async throws {
         var options = DemoOptions()
         options.burstSize = 50

@@ -4,7 +4,7 @@ import SDLCommands
 import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("CLI: sdl ingest", .stuckTestLimit)
+@Suite("CLI: sdl ingest", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct CLIIngestTests {
     /// Runs `sdl ingest ARGUMENTS` in-process on a free port, runs `body` with that port, then
     /// stops the server as Ctrl-C would. Each wait is bounded: a server that never listens, or

@@ -4,7 +4,7 @@ import SDLCommands
 import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("CLI: sdl send", .stuckTestLimit)
+@Suite("CLI: sdl send", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct CLISendTests {
     static let key = "sdl_sec_cli_test_000000"
 

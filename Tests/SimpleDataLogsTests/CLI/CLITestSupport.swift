@@ -34,10 +34,8 @@ func sdl(
     }
 }
 
-/// A loopback port nothing listens on: a local ingest binds it, then stops.
+/// A loopback port nothing listens on, which a local ingest may listen on later
+/// (``reusableLoopbackPort()``: outside the ephemeral range, so no outgoing connection takes it).
 func closedLoopbackPort() throws -> Int {
-    let ingest = try LocalIngest()
-    let port = ingest.port
-    ingest.stop()
-    return port
+    try reusableLoopbackPort()
 }

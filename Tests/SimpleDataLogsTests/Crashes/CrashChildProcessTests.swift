@@ -98,7 +98,7 @@ struct CrashMode: Sendable, CustomTestStringConvertible {
     ]
 }
 
-@Suite("Crash capture in real child processes", .stuckTestLimit)
+@Suite("Crash capture in real child processes", .stuckTestLimit, .tags(.processes), .skippedInFastLoop)
 struct CrashChildProcessTests {
     private func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crash-child-\(UUID().uuidString)")

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Crashes end to end: a real process traps, the next launch sends app_crashed", .stuckTestLimit)
+@Suite("Crashes end to end: a real process traps, the next launch sends app_crashed", .stuckTestLimit, .tags(.processes, .sockets), .skippedInFastLoop)
 struct CrashEndToEndTests {
     @Test("exactly one app_crashed with the signal's name; the exit status equals a control child's without the SDK", arguments: [
         ("fatal", "SIGILL"), ("unwrap", "SIGILL"), ("segv", "SIGSEGV"), ("stack", "SIGSEGV"), ("abort", "SIGABRT"),

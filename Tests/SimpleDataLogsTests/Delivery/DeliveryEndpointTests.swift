@@ -6,7 +6,7 @@ import SimpleDataLogsTesting
 /// A 202 body accepting everything.
 private let accepted = UploadResponse(status: 202, body: Data(#"{"accepted":1,"duplicates":0,"rejected":[]}"#.utf8))
 
-@Suite("Delivery: endpoints, backoff over time, structured lifetime", .stuckTestLimit)
+@Suite("Delivery: endpoints, backoff over time, structured lifetime", .stuckTestLimit, .skippedInFastLoop)
 struct DeliveryEndpointTests {
     @Test("endpoint forms: the default, a trailing slash, a path prefix; plain HTTP refused unless loopback or opted in", arguments: [
         ("https://edge.simpledatalogs.com", false, "https://edge.simpledatalogs.com/v1/events"),
@@ -60,7 +60,7 @@ struct DeliveryEndpointTests {
         }
     }
 
-    @Test("withClient runs the body, then shuts the client down, even when the body throws")
+    @Test("withClient runs the body, then shuts the client down, even when the body throws", .tags(.sockets))
     func scopedClient() async throws {
         struct Boom: Error {}
         let ingest = try LocalIngest()
@@ -78,7 +78,7 @@ struct DeliveryEndpointTests {
         directory.remove()
     }
 
-    @Test("uploads go on while every thread of the cooperative pool is blocked")
+    @Test("uploads go on while every thread of the cooperative pool is blocked", .tags(.sockets, .poolSaturation))
     func uploadsWithPoolSaturated() async throws {
         try await withDelivery { delivery in
             let client = delivery.client

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Delivery to a real local ingest", .stuckTestLimit)
+@Suite("Delivery to a real local ingest", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct DeliveryTests {
     @Test("202: batches are sent oldest first with stable ids and deleted; the counters balance")
     func accepted() async throws {
@@ -282,7 +282,7 @@ struct DeliveryTests {
     }
 }
 
-@Suite("Delivery: server configuration and reports", .stuckTestLimit)
+@Suite("Delivery: server configuration and reports", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct DeliveryServerTests {
     @Test("larger batches and several requests in flight deliver everything once")
     func concurrentRequests() async throws {

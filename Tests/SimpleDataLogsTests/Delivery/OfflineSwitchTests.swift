@@ -5,7 +5,7 @@ import Testing
 
 /// `setOffline(_:)`: journaling goes on, sending pauses until switched back, with a real local
 /// ingest that counts every request.
-@Suite("Delivery: the offline switch", .stuckTestLimit)
+@Suite("Delivery: the offline switch", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct OfflineSwitchTests {
     @Test("offline from before configure: flush journals and seals but sends nothing; back online, everything arrives in order")
     func offlineThenOnline() async throws {

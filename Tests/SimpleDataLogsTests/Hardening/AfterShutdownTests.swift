@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: calls after shutdown", .stuckTestLimit)
+@Suite("Hardening: calls after shutdown", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct AfterShutdownTests {
     @Test("flush() after shutdown() returns at once instead of waiting forever")
     func flushAfterShutdown() async throws {
@@ -30,7 +30,7 @@ struct AfterShutdownTests {
     }
 }
 
-@Suite("Hardening: track() after shutdown is logged once and counted", .stuckTestLimit)
+@Suite("Hardening: track() after shutdown is logged once and counted", .stuckTestLimit, .tags(.burst), .skippedInFastLoop)
 struct TrackAfterShutdownTests {
     @Test("50,000 track() calls after shutdown: one warning line, counted in ignoredAfterShutdown (and in the metric increments), nothing tracked")
     func trackAfterShutdown() async {

@@ -5,7 +5,7 @@ import SimpleDataLogsTesting
 
 /// Issue 23's smaller uploader items, end to end against a real local ingest: a flush under a
 /// `Retry-After`, a 202 whose `Content-Encoding` lies, and going back online with an open batch.
-@Suite("Hardening: a flush under Retry-After, a 202 with a lying Content-Encoding, back online at once", .stuckTestLimit)
+@Suite("Hardening: a flush under Retry-After, a 202 with a lying Content-Encoding, back online at once", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct AnswerEdgeTests {
     @Test("flush() respects a 429's Retry-After: no request before the time the ingest asked for; then everything goes")
     func flushRespectsRetryAfter() async throws {

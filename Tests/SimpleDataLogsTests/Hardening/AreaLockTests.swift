@@ -4,7 +4,7 @@ import SDLCommands
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: an area has one writer even when its lock file is deleted", .stuckTestLimit)
+@Suite("Hardening: an area has one writer even when its lock file is deleted", .stuckTestLimit, .tags(.processes), .skippedInFastLoop)
 struct AreaLockTests {
     @Test("the lock file deleted behind a live process: the next process takes another area and leaves the live one's files alone")
     func lockFileDeleted() async throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: crash records survive a shared folder and a launch that dies before sending", .stuckTestLimit)
+@Suite("Hardening: crash records survive a shared folder and a launch that dies before sending", .stuckTestLimit, .skippedInFastLoop)
 struct CrashRecordSharingTests {
     /// A complete Linux record, as the handler writes one.
     static let record = "SDLCRASH 1\nsignal 6 SIGABRT\ncode -6\npc 0x0\nend\n"
@@ -39,7 +39,7 @@ struct CrashRecordSharingTests {
         ingest.stop()
     }
 
-    @Test("a second process launched in the same folder leaves the first one's live record alone: the first one's crash arrives")
+    @Test("a second process launched in the same folder leaves the first one's live record alone: the first one's crash arrives", .tags(.processes, .sockets))
     func sharedFolder() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path
@@ -71,7 +71,7 @@ struct CrashRecordSharingTests {
         ingest.stop()
     }
 
-    @Test("a record stays on disk, locked, until its app_crashed is journaled; then it is deleted, and the event carries the record's id")
+    @Test("a record stays on disk, locked, until its app_crashed is journaled; then it is deleted, and the event carries the record's id", .tags(.sockets))
     func deletedOnlyOnceJournaled() async throws {
         let directory = TemporaryDirectory()
         let id = try Self.plantRecord(in: directory)
@@ -90,7 +90,7 @@ struct CrashRecordSharingTests {
         ingest.stop()
     }
 
-    @Test("a launch killed before the crash is journaled leaves the record: the next launch sends it, once")
+    @Test("a launch killed before the crash is journaled leaves the record: the next launch sends it, once", .tags(.processes, .sockets))
     func killedBeforeJournaled() async throws {
         let directory = TemporaryDirectory()
         let id = try Self.plantRecord(in: directory)
@@ -106,7 +106,7 @@ struct CrashRecordSharingTests {
         try await Self.relaunchSendsOnce(id, from: directory)
     }
 
-    @Test("when the journal cannot write, the record is kept for the next launch, which sends it under the same id")
+    @Test("when the journal cannot write, the record is kept for the next launch, which sends it under the same id", .tags(.sockets))
     func keptWhileOnlyInMemory() async throws {
         let directory = TemporaryDirectory()
         let id = try Self.plantRecord(in: directory)

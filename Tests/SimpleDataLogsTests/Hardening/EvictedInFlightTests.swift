@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: the caps and a request in flight agree on what was delivered", .stuckTestLimit)
+@Suite("Hardening: the caps and a request in flight agree on what was delivered", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct EvictedInFlightTests {
     @Test("a batch evicted by the caps while its request is in flight, then accepted, counts as delivered, not evicted")
     func evictedThenAccepted() async throws {

@@ -3,9 +3,9 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a full disk never costs the only durable copy", .stuckTestLimit)
+@Suite("Hardening: a full disk never costs the only durable copy", .stuckTestLimit, .skippedInFastLoop)
 struct FullDiskCopyTests {
-    @Test("a 413 split on a full disk is undone: the parent's file stays until both halves are files, then it splits and everything is delivered")
+    @Test("a 413 split on a full disk is undone: the parent's file stays until both halves are files, then it splits and everything is delivered", .tags(.sockets))
     func splitOnFullDisk() async throws {
         let fileSystem = FaultInjectingFileSystem()
         try await withDelivery(ingest: LocalIngest.Configuration(maxBodyBytes: 2_000), faults: fileSystem.injection, adjust: { $0.compressesRequests = false }) { delivery in

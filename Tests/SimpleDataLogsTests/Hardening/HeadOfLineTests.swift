@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: one failing batch does not hold back the queue", .stuckTestLimit)
+@Suite("Hardening: one failing batch does not hold back the queue", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct HeadOfLineTests {
     @Test("a batch that fails three times in a row is tried after the others: the batches behind it are delivered while it keeps failing")
     func poisonBatchDemoted() async throws {

@@ -12,7 +12,7 @@ private let packageRoot: URL = {
     return folder
 }()
 
-@Suite("Hardening: ids stay unique with no file descriptor free", .stuckTestLimit)
+@Suite("Hardening: ids stay unique with no file descriptor free", .stuckTestLimit, .skippedInFastLoop)
 struct IDMakerTests {
     @Test("no code of the SDK or its commands calls Foundation's UUID(): every id comes from UniqueID or the event id generator")
     func noFoundationUUIDInSources() throws {
@@ -43,7 +43,7 @@ struct IDMakerTests {
         }
     }
 
-    @Test("with every descriptor taken, 1,000 ids from UniqueID are 1,000 different ids (Foundation's UUID() gives one)")
+    @Test("with every descriptor taken, 1,000 ids from UniqueID are 1,000 different ids (Foundation's UUID() gives one)", .tags(.processes))
     func distinctWithoutDescriptors() async throws {
         let output = try await onOwnThread {
             let child = try ChildProcess("OutboxCrashChild", ["descriptors-ids", "1000"])
@@ -56,7 +56,7 @@ struct IDMakerTests {
         #expect(Self.number(after: "distinct ", in: output) == 1_000, "\(output)")
     }
 
-    @Test("the whole path out of descriptors: batches sealed with none free have distinct ids, and an ingest that deduplicates batch ids counts every event")
+    @Test("the whole path out of descriptors: batches sealed with none free have distinct ids, and an ingest that deduplicates batch ids counts every event", .tags(.processes, .sockets))
     func wholePathWithoutDescriptors() async throws {
         let ingest = try LocalIngest()
         defer { ingest.stop() }

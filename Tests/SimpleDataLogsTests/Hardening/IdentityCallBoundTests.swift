@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: identity calls and activity reports are bounded too", .stuckTestLimit)
+@Suite("Hardening: identity calls and activity reports are bounded too", .stuckTestLimit, .tags(.burst), .skippedInFastLoop)
 struct IdentityCallBoundTests {
     @Test("100,000 setDeviceID and setDefaultProperties calls in a row hold one item each; the event after them carries the last of each")
     func hotLoopOfCalls() async throws {

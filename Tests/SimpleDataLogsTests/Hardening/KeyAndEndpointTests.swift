@@ -8,7 +8,7 @@ import SimpleDataLogsTesting
 /// Every test uses real files and real ingests on loopback, each taking one key only (a request
 /// with another key gets 401, as at the edge), so an event sent with the wrong key or to the
 /// wrong host shows as an event at the wrong ingest, or as one missing.
-@Suite("Hardening: leftover events keep their key and endpoint", .stuckTestLimit)
+@Suite("Hardening: leftover events keep their key and endpoint", .stuckTestLimit, .skippedInFastLoop)
 struct KeyAndEndpointTests {
     static let keyA = "sdl_sec_tenant_a_000000000000"
     static let keyB = "sdl_sec_tenant_b_111111111111"
@@ -27,7 +27,7 @@ struct KeyAndEndpointTests {
         await shutDown(test.client)
     }
 
-    @Test("two tenants on one folder, restarted in the other order: each ingest and key gets its own events, all of them, and no other's")
+    @Test("two tenants on one folder, restarted in the other order: each ingest and key gets its own events, all of them, and no other's", .tags(.sockets))
     func twoTenantsAcrossARestart() async throws {
         let ingestA = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.keyA))
         let ingestB = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.keyB))
@@ -58,7 +58,7 @@ struct KeyAndEndpointTests {
         #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 0)
     }
 
-    @Test("the same key, another endpoint (staging, then production): the leftovers wait for the endpoint they were tracked for")
+    @Test("the same key, another endpoint (staging, then production): the leftovers wait for the endpoint they were tracked for", .tags(.sockets))
     func sameKeyOtherEndpoint() async throws {
         let staging = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.keyA))
         let production = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.keyA))
@@ -81,7 +81,7 @@ struct KeyAndEndpointTests {
         #expect(production.receivedEvents.count == 1)
     }
 
-    @Test("sdl outbox shows the key in part and the endpoint each area's batches wait for; sdl send with another key leaves them and says so; the owner's send delivers them")
+    @Test("sdl outbox shows the key in part and the endpoint each area's batches wait for; sdl send with another key leaves them and says so; the owner's send delivers them", .tags(.sockets))
     func sendWithAnotherKey() async throws {
         let ingestA = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.keyA))
         let ingestB = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.keyB))
@@ -124,7 +124,7 @@ struct KeyAndEndpointTests {
         #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 0)
     }
 
-    @Test("a crash recorded by a process of one key is sent by the next launch of that key, not by another key's launch that comes first")
+    @Test("a crash recorded by a process of one key is sent by the next launch of that key, not by another key's launch that comes first", .tags(.processes, .sockets))
     func crashRecordKeepsItsKey() async throws {
         // OutboxCrashChild's crash modes use TestClient's key; their endpoint is this ingest's port.
         let port = try closedLoopbackPort()
@@ -154,7 +154,7 @@ struct KeyAndEndpointTests {
         #expect(ingestA.receivedEvents.map(\.name).sorted() == ["app_crashed", "before_crash"], "\(ingestA.receivedEvents.map(\.name))")
     }
 
-    @Test("an area with no owner recorded (an earlier version's) is sent by the next client of any key, as before")
+    @Test("an area with no owner recorded (an earlier version's) is sent by the next client of any key, as before", .tags(.sockets))
     func unrecordedAreaIsAnyones() async throws {
         let ingestB = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.keyB))
         let folder = TemporaryDirectory("sdl-keys")
@@ -170,7 +170,7 @@ struct KeyAndEndpointTests {
         #expect(owner.contains(IngestKey.redacted(Self.keyB)), "the client that took the area recorded itself")
     }
 
-    @Test("another key's opt-out deletes none of its leftovers; a client that cannot send records no owner")
+    @Test("another key's opt-out deletes none of its leftovers; a client that cannot send records no owner", .tags(.sockets))
     func optOutAndUnsendableClients() async throws {
         let ingestA = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.keyA))
         let folder = TemporaryDirectory("sdl-keys")

@@ -3,9 +3,9 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a 401 pause: the last chance still tries, concurrent 401s count once", .stuckTestLimit)
+@Suite("Hardening: a 401 pause: the last chance still tries, concurrent 401s count once", .stuckTestLimit, .skippedInFastLoop)
 struct KeyPauseTests {
-    @Test("flushAndDisable during a 401 pause makes its one try (a probe) before the opt-out deletes")
+    @Test("flushAndDisable during a 401 pause makes its one try (a probe) before the opt-out deletes", .tags(.sockets))
     func flushAndDisableDuringPause() async throws {
         try await withDelivery { delivery in
             delivery.ingest.script([.status(401)])
@@ -36,7 +36,7 @@ struct KeyPauseTests {
         #expect(probe == .init(nextProbe: at(671), logsConfigurationError: false))
     }
 
-    @Test("end to end: 4 requests in flight all answered 401: one error line, and the probe goes at 1 minute")
+    @Test("end to end: 4 requests in flight all answered 401: one error line, and the probe goes at 1 minute", .tags(.sockets))
     func concurrentUnauthorizedEndToEnd() async throws {
         // The writer is held until all 200 events wait, so the four batches are sealed (and
         // handed to the uploader) together, whatever the machine's speed: four requests at once.

@@ -26,7 +26,7 @@ extension TemporaryDirectory {
     init(path: String) { self.path = path }
 }
 
-@Suite("Hardening: a folder that cannot be made at configure is tried again", .stuckTestLimit)
+@Suite("Hardening: a folder that cannot be made at configure is tried again", .stuckTestLimit, .skippedInFastLoop)
 struct LateFolderTests {
     @Test("the folder blocked at configure is tried again on the client's clock; once free, the events held in memory are journaled, and the counters never called them disk")
     func blockedThenFreedOnTheClock() async throws {
@@ -83,7 +83,7 @@ struct LateFolderTests {
         #expect(try JournalReader.events(inOutbox: folder.path).map(\.seqNumber).sorted() == Array(0..<12))
     }
 
-    @Test("a child tracks while its folder is blocked; the folder is freed, the child's retry journals the events, it is killed with SIGKILL; the next launch delivers every one")
+    @Test("a child tracks while its folder is blocked; the folder is freed, the child's retry journals the events, it is killed with SIGKILL; the next launch delivers every one", .tags(.processes, .sockets))
     func killedAfterTheFolderCameBack() async throws {
         let (folder, blocker, base) = try blockedFolder()
         defer { base.remove() }

@@ -17,7 +17,7 @@ import SimpleDataLogsTesting
 /// linear (a little more for the sorts), and about 256 times when it is quadratic. The test sits
 /// between the two, far from both, and takes the best of a few runs of each size so that a stall
 /// of the machine does not decide it.
-@Suite("Hardening: launch is linear in batch files", .stuckTestLimit)
+@Suite("Hardening: launch is linear in batch files", .stuckTestLimit, .tags(.sockets, .burst), .skippedInFastLoop)
 struct LaunchScaleTests {
     /// Batch files per dead area: several areas, so adoption is part of every launch.
     static let filesPerArea = 250
@@ -72,7 +72,7 @@ struct LaunchScaleTests {
     }
 
     @Test(
-        "16 times the batch files cost less than 64 times the launch time (quadratic: about 256 times)",
+        "16 times the batch files cost less than 64 times the launch time (quadratic: about 256 times)", .noPoolSaturation,
         .enabled(if: !isUnderSanitizer, "a ratio of real times, which a sanitizer's slowdown under the parallel suite blurs; 16,000 files written and launched three times starved the rest of the run. BatchQueueTests run the queue under both sanitizers")
     )
     func linearLaunch() async throws {

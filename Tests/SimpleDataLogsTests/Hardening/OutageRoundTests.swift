@@ -6,7 +6,7 @@ import SimpleDataLogsTesting
 /// Issue 23, item 9: with several requests in flight, each refusal of one round counted as its own
 /// failure and drew a fresh wait that replaced the round's, so a server came back minutes after
 /// a short outage. A round counts once now, as a round of 401s does.
-@Suite("Hardening: an outage with requests in flight: one failure per round, and a prompt return", .stuckTestLimit)
+@Suite("Hardening: an outage with requests in flight: one failure per round, and a prompt return", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct OutageRoundTests {
     @Test("4 requests in flight, 5 refused rounds: every wait within the round's ceiling, and the first send after the edge is back within it")
     func firstSendAfterRecovery() async throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: quarantine is not forever", .stuckTestLimit)
+@Suite("Hardening: quarantine is not forever", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct QuarantineRetryTests {
     @Test("a batch file quarantined after a transient read error (EIO) is restored at the next launch that can read it, and delivered")
     func transientReadError() async throws {

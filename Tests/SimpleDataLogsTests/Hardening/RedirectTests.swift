@@ -4,7 +4,7 @@ import SDLCommands
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: a redirect is an answer, never followed", .stuckTestLimit)
+@Suite("Hardening: a redirect is an answer, never followed", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct RedirectTests {
     static let key = "sdl_sec_redirect_test_0000"
 

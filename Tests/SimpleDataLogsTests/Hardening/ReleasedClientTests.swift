@@ -60,7 +60,7 @@ struct ReleasedClientTests {
 #endif
 
 #if os(Linux)
-@Suite("Hardening: clients released in a loop keep the thread count bounded", .stuckTestLimit)
+@Suite("Hardening: clients released in a loop keep the thread count bounded", .stuckTestLimit, .tags(.poolSaturation), .skippedInFastLoop)
 struct ReleasedClientThreadTests {
     /// Threads of this process named by the SDK (`sdl.stages`, `sdl.outbox`, …).
     static func sdlThreads() -> Int {

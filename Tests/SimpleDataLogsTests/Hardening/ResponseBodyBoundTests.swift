@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Hardening: an answer's body is never buffered without bound", .stuckTestLimit)
+@Suite("Hardening: an answer's body is never buffered without bound", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct ResponseBodyBoundTests {
     @Test("a 202 whose body is 16 MiB: the transport keeps 1 MiB and answers at once, and the tally in it still counts")
     func transportKeepsTheBound() async throws {

@@ -6,9 +6,9 @@ import SDLCommands
 
 /// Batches the ingest refused (400, 415) are kept, but they must not become a trap: they go
 /// first when the outbox is full, and they are tried again at every launch and every hour.
-@Suite("Hardening: set-aside batches are evicted first and tried again", .stuckTestLimit)
+@Suite("Hardening: set-aside batches are evicted first and tried again", .stuckTestLimit, .skippedInFastLoop)
 struct SetAsideTests {
-    @Test("a flood of set-aside batches never pushes out new events: past the file cap the oldest set-aside batches go, and the new event is delivered")
+    @Test("a flood of set-aside batches never pushes out new events: past the file cap the oldest set-aside batches go, and the new event is delivered", .tags(.sockets))
     func floodEvictsSetAsideFirst() async throws {
         try await withDelivery(adjust: {
             $0.batchSize = 1
@@ -28,7 +28,7 @@ struct SetAsideTests {
         }
     }
 
-    @Test("set-aside batches are queued again at the next launch, and delivered once the edge takes them")
+    @Test("set-aside batches are queued again at the next launch, and delivered once the edge takes them", .tags(.sockets))
     func requeuedAtLaunch() async throws {
         let directory = TemporaryDirectory()
         let first = try Delivery(directory: directory)
@@ -47,7 +47,7 @@ struct SetAsideTests {
         }
     }
 
-    @Test("while the client runs, set-aside batches are queued again an hour later (on the client's clock)")
+    @Test("while the client runs, set-aside batches are queued again an hour later (on the client's clock)", .tags(.sockets))
     func requeuedHourly() async throws {
         try await withDelivery { delivery in
             delivery.ingest.script([.status(400)])
@@ -67,7 +67,7 @@ struct SetAsideTests {
     /// of them in 20 s under ThreadSanitizer), so it runs in the plain run only; the set-aside
     /// paths themselves run under both sanitizers in the tests above.
     @Test(
-        "sdl send on a folder full of set-aside batches (500, the file cap): they are tried again, the new event is delivered, exit 0 because the ingest acknowledged it",
+        "sdl send on a folder full of set-aside batches (500, the file cap): they are tried again, the new event is delivered, exit 0 because the ingest acknowledged it", .tags(.sockets, .burst),
         .enabled(if: !isUnderSanitizer, "1,002 requests; the plain run covers it")
     )
     func sdlSendOverFlood() async throws {

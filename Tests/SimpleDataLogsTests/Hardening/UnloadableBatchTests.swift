@@ -5,7 +5,7 @@ import SimpleDataLogsTesting
 import SDLCommands
 
 /// A batch the uploader cannot load must cost neither the batches behind it nor a core.
-@Suite("Hardening: a batch that cannot be loaded never stalls delivery", .stuckTestLimit)
+@Suite("Hardening: a batch that cannot be loaded never stalls delivery", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct UnloadableBatchTests {
     /// An outbox left by an earlier run: `batches` sealed batches of 50 events, uploads off,
     /// tracked for a loopback port reserved for it (no ingest of the process gets it from port

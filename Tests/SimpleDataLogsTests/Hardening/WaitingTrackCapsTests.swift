@@ -6,7 +6,7 @@ import SimpleDataLogsTesting
 /// Issue 23, item 10: the waiting `track(_:waitingUpTo:)` waited for the backlog only, so a
 /// burst through it outran a slow edge and the outbox's caps evicted what the backlog let
 /// through (90,000 of 100,000 at the default limits). It waits for the outbox's room too now.
-@Suite("Hardening: the waiting track waits for the outbox's caps too", .stuckTestLimit)
+@Suite("Hardening: the waiting track waits for the outbox's caps too", .stuckTestLimit, .tags(.sockets, .burst), .skippedInFastLoop)
 struct WaitingTrackCapsTests {
     @Test("20,000 events through the waiting track, an ingest slower than the caller, caps of 2,000: none evicted, all delivered")
     func burstLosesNothingToTheCaps() async throws {

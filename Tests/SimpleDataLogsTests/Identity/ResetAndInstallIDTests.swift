@@ -5,7 +5,7 @@ import Testing
 
 /// `reset()` for a logout and the install id the SDK keeps, through the public API and a real
 /// local ingest: which ids every event arrives with, in intake order.
-@Suite("Identity: reset() and the install id", .stuckTestLimit)
+@Suite("Identity: reset() and the install id", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct ResetAndInstallIDTests {
     /// Flushes and returns what the ingest received, in order.
     static func flushed(_ delivery: Delivery) async throws -> [ReceivedEvent] {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SimpleDataLogsTesting
 
-@Suite("The local ingest's HTTP request parser", .stuckTestLimit)
+@Suite("The local ingest's HTTP request parser", .stuckTestLimit, .skippedInFastLoop)
 struct LocalIngestHTTPRequestParserTests {
     private func request(_ text: String, body: String = "") -> [UInt8] {
         Array((text + body).utf8)
@@ -114,7 +114,7 @@ struct LocalIngestHTTPRequestParserTests {
         #expect(parser.next() == .failure(.headTooLarge))
     }
 
-    @Test("ten thousand random and mutated inputs never trap")
+    @Test("ten thousand random and mutated inputs never trap", .tags(.burst))
     func randomInputs() {
         var generator = SplitMix64(seed: 42)
         let valid = Array("POST /v1/events HTTP/1.1\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\nabc".utf8)

@@ -6,7 +6,7 @@ import SimpleDataLogs
 import SimpleDataLogsTesting
 import Testing
 
-@Suite("LocalIngest over real sockets on 127.0.0.1", .stuckTestLimit)
+@Suite("LocalIngest over real sockets on 127.0.0.1", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct LocalIngestServerTests {
     typealias Fixture = IngestFixture
 
@@ -278,7 +278,9 @@ struct LocalIngestServerTests {
         defer { ingest.stop() }
         let start = ContinuousClock.now
         #expect(try await Fixture.post(ingest, Fixture.body([Fixture.event()])).status == 202)
-        #expect(ContinuousClock.now - start >= .milliseconds(150))
+        // The latency, less a stated 20 ms for clocks of different granularity (the ingest's
+        // sleep and this measure): an answer without the added latency takes about 1 ms here.
+        #expect(ContinuousClock.now - start >= .milliseconds(150) - .milliseconds(20))
     }
 
     @Test("garbage on one connection is answered 400 and harms no other; stop() ends waits and closes the port")

@@ -10,7 +10,7 @@ import Testing
 /// descriptor table) with every other test, so a descriptor it closes twice can close another
 /// test's socket. Once it reset an ingest's keep-alive connection mid-request, failing "a replayed
 /// SDL-Batch-ID is answered 202 without counting again" with "Connection reset by peer".
-@Suite("The local ingest tests' raw-socket client", .stuckTestLimit)
+@Suite("The local ingest tests' raw-socket client", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct LocalIngestTestClientTests {
     /// How many refused connections the check makes: each is a chance for a second close to land
     /// on a descriptor the watcher has just been given.

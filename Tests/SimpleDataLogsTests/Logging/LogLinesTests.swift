@@ -5,11 +5,11 @@ import Testing
 
 /// What the SDK says at debug level, through a real client sending to a real local ingest: one
 /// line per batch sent and per answer, never one per event, and never the key in full.
-@Suite("Logging: the debug story of a client", .stuckTestLimit)
+@Suite("Logging: the debug story of a client", .stuckTestLimit, .skippedInFastLoop)
 struct LogLinesTests {
     static let key = "sdl_pub_debugstory0123456789"
 
-    @Test("at debug: one line per batch sent and one per answer, with status, size and round trip; none per event; the key never in full")
+    @Test("at debug: one line per batch sent and one per answer, with status, size and round trip; none per event; the key never in full", .tags(.sockets))
     func onePerBatch() async throws {
         try await withDelivery(key: Self.key, adjust: { $0.logLevel = .debug }) { delivery in
             delivery.track(0..<500, name: "debug_story_event")
@@ -31,7 +31,7 @@ struct LogLinesTests {
         }
     }
 
-    @Test("a hot loop of 100,000 events gives a number of lines bounded by its batches, not its events")
+    @Test("a hot loop of 100,000 events gives a number of lines bounded by its batches, not its events", .tags(.sockets, .burst))
     func hotLoop() async throws {
         try await withDelivery(key: Self.key, adjust: { $0.logLevel = .debug; $0.batchSize = 1_000; $0.maxConcurrentRequests = 4; $0.limits = .server }) { delivery in
             let client = delivery.client
@@ -50,7 +50,7 @@ struct LogLinesTests {
         }
     }
 
-    @Test("a backoff at debug says how long and why; the warning stays once per episode")
+    @Test("a backoff at debug says how long and why; the warning stays once per episode", .tags(.sockets))
     func backoffStory() async throws {
         try await withDelivery(adjust: { $0.logLevel = .debug }) { delivery in
             delivery.ingest.script([.status(503, retryAfter: "2")])

@@ -7,7 +7,7 @@ import Testing
 /// (standard error, custom sinks) sees what `logLevel` and `SDL_LOG_LEVEL` allow; a sink the
 /// platform filters (the unified log on Apple platforms) sees every line at its own level, with
 /// the default configuration, so `log stream … --level debug` shows the debug story.
-@Suite("Logging: which lines reach which sink", .stuckTestLimit)
+@Suite("Logging: which lines reach which sink", .stuckTestLimit, .skippedInFastLoop)
 struct LogRoutingTests {
     @Test("the rule: the configured level for level-filtered sinks; everything but off for platform-filtered ones")
     func rule() {
@@ -36,7 +36,7 @@ struct LogRoutingTests {
         #expect(platform.lines.count == 3)
     }
 
-    @Test("default configuration: the debug lines of a send reach a platform-filtered sink, not a level-filtered one; SDL_LOG_LEVEL governs the latter")
+    @Test("default configuration: the debug lines of a send reach a platform-filtered sink, not a level-filtered one; SDL_LOG_LEVEL governs the latter", .tags(.sockets))
     func throughAClient() async throws {
         let ingest = try LocalIngest()
         defer { ingest.stop() }

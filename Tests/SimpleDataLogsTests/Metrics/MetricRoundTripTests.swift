@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Metrics: the round trip of the latest answer, on the client's clock, against a real ingest", .stuckTestLimit)
+@Suite("Metrics: the round trip of the latest answer, on the client's clock, against a real ingest", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct MetricRoundTripTests {
     @Test("an answer held while the client's clock moves 250 ms: the next snapshot has one request answered, in 250 ms")
     func heldAnswer() async throws {

@@ -6,7 +6,7 @@ import SimpleDataLogsTesting
 /// The snapshot sequence on the client's manual clock. The clients here do not upload (or have
 /// flushed), so the polling task is the only sleeper on the clock and `tick` knows when a tick
 /// has happened.
-@Suite("Metrics: snapshots on change, coalesced, bounded, finished at shutdown", .stuckTestLimit)
+@Suite("Metrics: snapshots on change, coalesced, bounded, finished at shutdown", .stuckTestLimit, .skippedInFastLoop)
 struct MetricSnapshotsTests {
     @Test("the first snapshot comes at once; three changes within one interval give one snapshot; intervals with no change give none")
     func coalescesChanges() async throws {
@@ -34,7 +34,7 @@ struct MetricSnapshotsTests {
         }
     }
 
-    @Test("bounded: a reader that does not read while 1,000 changes happen, one per interval, then reads gets the newest snapshot only")
+    @Test("bounded: a reader that does not read while 1,000 changes happen, one per interval, then reads gets the newest snapshot only", .tags(.burst))
     func holdsOnlyTheNewest() async throws {
         // Not configured: the counters count events held before `configure`, and nothing but the
         // polling task sleeps on the clock.
@@ -53,7 +53,7 @@ struct MetricSnapshotsTests {
         }
     }
 
-    @Test("finished at shutdown: after the last send, the final snapshot (every event delivered, three requests answered) and then the end; a late subscriber gets that snapshot alone")
+    @Test("finished at shutdown: after the last send, the final snapshot (every event delivered, three requests answered) and then the end; a late subscriber gets that snapshot alone", .tags(.sockets))
     func finishesAtShutdown() async throws {
         try await withDelivery { delivery in
             let snapshots = delivery.client.metricSnapshots(every: .seconds(10))

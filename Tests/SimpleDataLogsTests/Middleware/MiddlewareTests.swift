@@ -6,7 +6,7 @@ import Testing
 
 /// Event middleware through the public API: what arrives at a real local ingest, in what order,
 /// and what the counters say about what a step dropped.
-@Suite("Middleware: enrich, rewrite, scrub and drop before the journal", .stuckTestLimit)
+@Suite("Middleware: enrich, rewrite, scrub and drop before the journal", .stuckTestLimit, .skippedInFastLoop)
 struct MiddlewareTests {
     /// Tracks `names` in order, flushes, and returns what the ingest received, in order.
     static func deliver(
@@ -21,7 +21,7 @@ struct MiddlewareTests {
         }
     }
 
-    @Test("enrich adds properties under the event's own; scrub removes keys; steps run in order, each seeing the one before")
+    @Test("enrich adds properties under the event's own; scrub removes keys; steps run in order, each seeing the one before", .tags(.sockets))
     func enrichScrubOrder() async throws {
         let (events, counters) = try await Self.deliver(
             [("signed_up", ["email": "a@example.com", "plan": "pro"]), ("opened", ["build": "mine"])],
@@ -42,7 +42,7 @@ struct MiddlewareTests {
         #expect(counters.isBalanced && counters.droppedByMiddleware == 0, "\(counters)")
     }
 
-    @Test("a rewrite (name, device id) arrives as rewritten; a step that makes a name the SDK cannot send drops the event as invalid")
+    @Test("a rewrite (name, device id) arrives as rewritten; a step that makes a name the SDK cannot send drops the event as invalid", .tags(.sockets))
     func rewrite() async throws {
         let (events, counters) = try await Self.deliver(
             [("Old Name", [:]), ("keep", [:]), ("bad", [:])],

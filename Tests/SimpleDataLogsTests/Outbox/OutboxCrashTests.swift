@@ -3,9 +3,9 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Outbox: real processes killed with SIGKILL", .stuckTestLimit)
+@Suite("Outbox: real processes killed with SIGKILL", .stuckTestLimit, .skippedInFastLoop)
 struct OutboxCrashTests {
-    @Test("killed at each step inside the sealing code, restarted: every event is there exactly once", arguments: SealCrashPoint.allCases)
+    @Test("killed at each step inside the sealing code, restarted: every event is there exactly once", .tags(.processes), arguments: SealCrashPoint.allCases)
     func crashInsideSealing(point: SealCrashPoint) async throws {
         let directory = TemporaryDirectory()
         let path = directory.path
@@ -33,7 +33,7 @@ struct OutboxCrashTests {
         }
     }
 
-    @Test("a child tracking 1,000+ events is killed mid-stream; every event at or below its last watermark survives, once")
+    @Test("a child tracking 1,000+ events is killed mid-stream; every event at or below its last watermark survives, once", .tags(.processes, .burst))
     func killedWhileTracking() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path
@@ -58,7 +58,7 @@ struct OutboxCrashTests {
         }
     }
 
-    @Test("a child delivering to a local ingest is killed mid-stream; after a restart every event at or below its watermark is delivered, each under one event_id")
+    @Test("a child delivering to a local ingest is killed mid-stream; after a restart every event at or below its watermark is delivered, each under one event_id", .tags(.processes, .sockets, .burst))
     func killedWhileDelivering() async throws {
         let ingest = try LocalIngest()
         let directory = TemporaryDirectory()
@@ -91,7 +91,7 @@ struct OutboxCrashTests {
     }
 }
 
-@Suite("Outbox: areas and locks", .stuckTestLimit)
+@Suite("Outbox: areas and locks", .stuckTestLimit, .skippedInFastLoop)
 struct OutboxAreaTests {
     @Test("two clients on one folder in one process use separate areas and never cross")
     func twoClientsOneProcess() async throws {
@@ -116,7 +116,7 @@ struct OutboxAreaTests {
         directory.remove()
     }
 
-    @Test("a second process on the same folder takes another area while the first holds its lock")
+    @Test("a second process on the same folder takes another area while the first holds its lock", .tags(.processes))
     func twoProcesses() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path
@@ -136,7 +136,7 @@ struct OutboxAreaTests {
         }
     }
 
-    @Test("the areas of dead processes are adopted: their events join this client's outbox, and their folders go")
+    @Test("the areas of dead processes are adopted: their events join this client's outbox, and their folders go", .tags(.processes))
     func adoption() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path

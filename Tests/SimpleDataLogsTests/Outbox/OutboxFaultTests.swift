@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Outbox: disk fileSystem, caps and the opt-out", .stuckTestLimit)
+@Suite("Outbox: disk fileSystem, caps and the opt-out", .stuckTestLimit, .skippedInFastLoop)
 struct OutboxFaultTests {
     @Test("ENOSPC, EIO, EROFS and EACCES while writing: no crash, one log line, events kept in memory, written once the disk allows", arguments: [ENOSPC, EIO, EROFS, EACCES])
     func injectedWriteErrors(code: Int32) async throws {
@@ -143,7 +143,7 @@ struct OutboxFaultTests {
         #expect(!caps.isComfortablyUnder(OutboxCaps.Usage(events: 0, bytes: 0, files: 4)))
     }
 
-    @Test("the cap counts the open journal too: it holds after every chunk, not only at the next seal")
+    @Test("the cap counts the open journal too: it holds after every chunk, not only at the next seal", .tags(.burst))
     func capHoldsBetweenSeals() async throws {
         var tuning = ClientTuning()
         tuning.caps = OutboxCaps(maxEvents: 1_000, maxBytes: 10_000_000, maxFiles: 500)
@@ -167,7 +167,7 @@ struct OutboxFaultTests {
         }
     }
 
-    @Test("the real caps: past 10,000 events the oldest batches go")
+    @Test("the real caps: past 10,000 events the oldest batches go", .tags(.burst))
     func defaultEventCap() async throws {
         await withTestClient { test in
             for seq in 0..<10_100 {

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Outbox: what its flushes and deletes touch, and on which thread", .stuckTestLimit)
+@Suite("Outbox: what its flushes and deletes touch, and on which thread", .stuckTestLimit, .tags(.sockets, .burst), .skippedInFastLoop)
 struct OutboxFlushScopeTests {
     @Test("a client delivering 1,000 events flushes only its own files and folders, one file at a time, and syncs and retires files off the journal's thread")
     func flushesStayInsideTheOutbox() async throws {
@@ -41,7 +41,7 @@ struct OutboxFlushScopeTests {
     }
 }
 
-@Suite("Outbox: retired batch files become the next journals", .stuckTestLimit)
+@Suite("Outbox: retired batch files become the next journals", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct OutboxSpareJournalTests {
     @Test("delivered files are emptied into spares that later journals are made from; a restart deletes the leftover spares, and every event arrives once")
     func sparesBecomeJournals() async throws {

@@ -24,9 +24,9 @@ func payload(_ seq: Int) -> String {
     #"{"event":"recovered","event_id":"00000000-0000-7000-8000-\#(String(format: "%012d", seq))","ts":1796205600000,"props":{"seq":\#(seq)}}"#
 }
 
-@Suite("Outbox: recovery at launch", .stuckTestLimit)
+@Suite("Outbox: recovery at launch", .stuckTestLimit, .skippedInFastLoop)
 struct OutboxRecoveryTests {
-    @Test("a journal torn at every byte offset of its last record keeps every earlier record")
+    @Test("a journal torn at every byte offset of its last record keeps every earlier record", .tags(.burst))
     func tornAtEveryOffset() async throws {
         let directory = TemporaryDirectory()
         let planted = try plantJournal(in: directory.path, events: (0..<3).map(payload))

@@ -10,7 +10,7 @@ func sealedBatches(in root: String) throws -> [(name: String, events: [Journaled
     return try names.map { ($0, try JournalReader.events(inFile: folder + "/" + $0)) }
 }
 
-@Suite("Outbox: sealing batches", .stuckTestLimit)
+@Suite("Outbox: sealing batches", .stuckTestLimit, .skippedInFastLoop)
 struct OutboxSealingTests {
     @Test("exactly 50 events seal one batch; the 51st starts the next journal")
     func fiftyEvents() async throws {
@@ -138,7 +138,7 @@ struct OutboxSealingTests {
         #expect(batches.flatMap(\.events).map { $0.int("seq") } == (0..<150).map { $0 })
     }
 
-    @Test("back-pressure: while the sealer is held, the journal stops once 4 MiB of events wait for their seals, instead of holding ever more; released, all are sealed")
+    @Test("back-pressure: while the sealer is held, the journal stops once 4 MiB of events wait for their seals, instead of holding ever more; released, all are sealed", .tags(.burst))
     func journalWaitsForASlowSealer() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -24,7 +24,7 @@ private func canaryPath() -> String? {
     return nil
 }
 
-@Suite("ThreadSanitizer catches a planted race", .stuckTestLimit)
+@Suite("ThreadSanitizer catches a planted race", .stuckTestLimit, .tags(.processes), .skippedInFastLoop)
 struct RaceCanaryTests {
     @Test("a lock forgotten in an @unchecked Sendable box is reported; the guarded version is clean")
     func plantedRace() async throws {

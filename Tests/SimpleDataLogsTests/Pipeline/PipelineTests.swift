@@ -4,9 +4,9 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("The pipeline: ordering, bounds, instances and threads", .stuckTestLimit)
+@Suite("The pipeline: ordering, bounds, instances and threads", .stuckTestLimit, .skippedInFastLoop)
 struct PipelineTests {
-    @Test("the 5,000 backlog: with the writer held, 6,000 tracked gives exactly 1,000 skipped and one log line; writing resumes when the gate opens")
+    @Test("the 5,000 backlog: with the writer held, 6,000 tracked gives exactly 1,000 skipped and one log line; writing resumes when the gate opens", .tags(.burst))
     func backlog() async throws {
         let gate = WriterGate(isOpen: false)
         try await withTestClient(gate: gate) { test in
@@ -50,7 +50,7 @@ struct PipelineTests {
         }
     }
 
-    @Test("calls from @MainActor, detached tasks and plain threads at once all arrive, once each")
+    @Test("calls from @MainActor, detached tasks and plain threads at once all arrive, once each", .tags(.burst))
     func callsFromEverywhere() async throws {
         try await withTestClient { test in
             let client = test.client
@@ -91,7 +91,7 @@ struct PipelineTests {
         }
     }
 
-    @Test("tracking reaches the journal while every thread of the cooperative pool is blocked")
+    @Test("tracking reaches the journal while every thread of the cooperative pool is blocked", .tags(.poolSaturation, .burst))
     func poolSaturated() async throws {
         try await withTestClient { test throws in
             let client = test.client

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Reliability: corrupted files and bad input", .stuckTestLimit)
+@Suite("Reliability: corrupted files and bad input", .stuckTestLimit, .skippedInFastLoop)
 struct ReliabilityDiskAndInputTests {
     @Test("random bytes written into journal and batch files at random offsets: no crash, only damaged records lost, and counted", arguments: [1, 2, 3, 4, 5, 6, 7, 8])
     func randomCorruption(seed: UInt64) async throws {
@@ -78,7 +78,7 @@ struct ReliabilityDiskAndInputTests {
         }
     }
 
-    @Test("a million distinct property keys across events: memory stays bounded by the backlog and nothing crashes")
+    @Test("a million distinct property keys across events: memory stays bounded by the backlog and nothing crashes", .tags(.burst))
     func manyDistinctKeys() async throws {
         await withTestClient { test in
             let batches = isUnderSanitizer ? 10 : 100
@@ -96,7 +96,7 @@ struct ReliabilityDiskAndInputTests {
         }
     }
 
-    @Test("thousands of tasks tracking at once, configure twice with different keys, and setEnabled toggled from many threads")
+    @Test("thousands of tasks tracking at once, configure twice with different keys, and setEnabled toggled from many threads", .tags(.burst))
     func concurrentChaos() async throws {
         await withTestClient { test in
             test.client.configure(ingestKey: "sdl_pub_second_key_000")
@@ -118,7 +118,7 @@ struct ReliabilityDiskAndInputTests {
     }
 }
 
-@Suite("Reliability: security", .stuckTestLimit)
+@Suite("Reliability: security", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct ReliabilitySecurityTests {
     @Test("the ingest key never appears in full in any log line or any file the SDK writes")
     func keyNeverInFull() async throws {

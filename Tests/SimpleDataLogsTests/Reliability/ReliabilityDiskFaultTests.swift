@@ -38,7 +38,7 @@ private func unsealedJournal(_ root: String) throws {
     try bytes.write(to: URL(fileURLWithPath: root + "/" + area + "/" + JournalName.journal(parts.sequence)))
 }
 
-@Suite("Reliability: a matrix of faults on disk", .stuckTestLimit)
+@Suite("Reliability: a matrix of faults on disk", .stuckTestLimit, .tags(.sockets, .burst), .skippedInFastLoop)
 struct ReliabilityDiskFaultTests {
     static let faults: [DiskFault] = [
         DiskFault(name: "misnamed batch files (uppercase ids)", damage: { root in
@@ -81,7 +81,7 @@ struct ReliabilityDiskFaultTests {
         // The earlier run: its batches on disk (its edge may set them aside). The later runs'
         // ingest listens on the same port: an area's events wait for the endpoint they were
         // tracked for.
-        let earlierEdge = try LocalIngest()
+        let earlierEdge = try LocalIngest(configuration: LocalIngest.Configuration(port: try reusableLoopbackPort()))
         earlierEdge.script(fault.earlierScript)
         var earlierTuning = ClientTuning()
         earlierTuning.startsUploader = !fault.earlierScript.isEmpty

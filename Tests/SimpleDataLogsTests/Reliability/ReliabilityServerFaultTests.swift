@@ -14,7 +14,7 @@ struct ServerFault: Sendable, CustomStringConvertible {
     var description: String { name }
 }
 
-@Suite("Reliability: a matrix of faults at the server", .stuckTestLimit)
+@Suite("Reliability: a matrix of faults at the server", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct ReliabilityServerFaultTests {
     static let faults: [ServerFault] = [
         ServerFault(name: "5xx storm", script: Array(repeating: .status(503), count: 6) + Array(repeating: .status(500), count: 4)),

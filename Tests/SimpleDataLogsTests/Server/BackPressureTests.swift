@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Servers: back-pressure instead of loss, for callers who prefer to wait", .stuckTestLimit)
+@Suite("Servers: back-pressure instead of loss, for callers who prefer to wait", .stuckTestLimit, .skippedInFastLoop)
 struct BackPressureTests {
     /// Runs `body` with a client whose backlog (100 events) is full and whose writer is held, and
     /// tears the client down however `body` ends.
@@ -80,7 +80,7 @@ struct BackPressureTests {
         }
     }
 
-    @Test("400 handlers × 50 events through a 500-event backlog with waiting: every event is taken, none skipped")
+    @Test("400 handlers × 50 events through a 500-event backlog with waiting: every event is taken, none skipped", .tags(.burst))
     func burstWithBackPressure() async throws {
         try await withTestClient(adjust: {
             // Uploads are off here: the outbox must hold the whole run.

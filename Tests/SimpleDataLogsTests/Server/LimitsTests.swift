@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Servers: every limit is configurable, with the product's numbers as defaults", .stuckTestLimit)
+@Suite("Servers: every limit is configurable, with the product's numbers as defaults", .stuckTestLimit, .skippedInFastLoop)
 struct LimitsTests {
     @Test("the rule: values below their floor become the standard value, one line each; sensible values pass untouched")
     func validation() {
@@ -42,7 +42,7 @@ struct LimitsTests {
         }
     }
 
-    @Test("a larger backlog: with the writer held, 12,000 tracked against backlogEvents 10,000 skip exactly 2,000 (the default skips 7,000)")
+    @Test("a larger backlog: with the writer held, 12,000 tracked against backlogEvents 10,000 skip exactly 2,000 (the default skips 7,000)", .tags(.burst))
     func configuredBacklog() async throws {
         let gate = WriterGate(isOpen: false)
         await withTestClient(gate: gate, adjust: { $0.limits.backlogEvents = 10_000 }) { test in
@@ -115,7 +115,7 @@ struct LimitsTests {
     }
 }
 
-@Suite("Servers: a burst of server size", .stuckTestLimit)
+@Suite("Servers: a burst of server size", .stuckTestLimit, .tags(.sockets, .burst), .skippedInFastLoop)
 struct ServerBurstTests {
     /// 1,000 handlers × 50 events; under a sanitizer (5 to 20 times slower, and the suite shares
     /// 2 cores) 200 × 50, which runs the same code paths for the race detector.
@@ -167,7 +167,7 @@ struct ServerBurstTests {
     }
 }
 
-@Suite("Servers: the server profile keeps its own numbers and carries no app state", .stuckTestLimit)
+@Suite("Servers: the server profile keeps its own numbers and carries no app state", .stuckTestLimit, .skippedInFastLoop)
 struct ServerProfileTests {
     @Test("a nonsense value inside the server profile falls back to the profile's value, not the app's, with one line saying so")
     func nonsenseInServerProfile() {
@@ -183,7 +183,7 @@ struct ServerProfileTests {
         #expect(app.validated().limits == .standard, "an app's limits still fall back to the app's numbers")
     }
 
-    @Test("server profile events reach a real ingest without app_state or engaged_ms")
+    @Test("server profile events reach a real ingest without app_state or engaged_ms", .tags(.sockets))
     func noAppState() async throws {
         try await withDelivery(adjust: { configuration in
             let server = SimpleDataLogsClient.Configuration.server(ingestKey: configuration.ingestKey, endpoint: configuration.endpoint)

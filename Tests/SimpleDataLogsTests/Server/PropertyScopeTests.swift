@@ -5,9 +5,9 @@ import Testing
 
 /// `withProperties(_:operation:)`: per-request properties for servers, task-local like
 /// `withDeviceID`, merged under the event's own and over the defaults, at a real local ingest.
-@Suite("Server: per-request properties", .stuckTestLimit)
+@Suite("Server: per-request properties", .stuckTestLimit, .skippedInFastLoop)
 struct PropertyScopeTests {
-    @Test("an event's own properties win over the scope's, the scope's over the defaults; inner scopes over outer; nothing outside")
+    @Test("an event's own properties win over the scope's, the scope's over the defaults; inner scopes over outer; nothing outside", .tags(.sockets))
     func precedence() async throws {
         try await withDelivery { delivery in
             let client = delivery.client
@@ -33,7 +33,7 @@ struct PropertyScopeTests {
         }
     }
 
-    @Test("200 concurrent requests, each with child tasks: every event carries its own request's id and tenant")
+    @Test("200 concurrent requests, each with child tasks: every event carries its own request's id and tenant", .tags(.sockets))
     func concurrentRequests() async throws {
         try await withDelivery(adjust: { $0.batchSize = 100; $0.maxConcurrentRequests = 4 }) { delivery in
             let client = delivery.client

@@ -42,7 +42,7 @@ private struct CancellingBridgeService: Service {
     }
 }
 
-@Suite("Servers: swift-service-lifecycle's ServiceGroup, reproduced", .stuckTestLimit)
+@Suite("Servers: swift-service-lifecycle's ServiceGroup, reproduced", .stuckTestLimit, .skippedInFastLoop)
 struct ServiceLifecycleTests {
     @Test("the harness is faithful: services stop in reverse order, one at a time, never cancelled")
     func harness() async throws {
@@ -82,7 +82,7 @@ struct ServiceLifecycleTests {
         }
     }
 
-    @Test("the article's AnalyticsService, listed before the server: SIGTERM stops the server first; every event, its last requests' too, reaches a 300 ms edge; the group returns")
+    @Test("the article's AnalyticsService, listed before the server: SIGTERM stops the server first; every event, its last requests' too, reaches a 300 ms edge; the group returns", .tags(.sockets))
     func documentedService() async throws {
         try await withServerThenShutDown({ AnalyticsService(client: $0) }) { delivery, serverDrainedFirst in
             #expect(serverDrainedFirst, "the server drained before analytics stopped")
@@ -93,7 +93,7 @@ struct ServiceLifecycleTests {
         }
     }
 
-    @Test("service-lifecycle's own bridge, cancelWhenGracefulShutdown { await client.run() }: the cancellation no longer cuts the last send")
+    @Test("service-lifecycle's own bridge, cancelWhenGracefulShutdown { await client.run() }: the cancellation no longer cuts the last send", .tags(.sockets))
     func cancellingBridge() async throws {
         try await withServerThenShutDown({ CancellingBridgeService(client: $0) }) { delivery, _ in
             #expect(delivery.deliveredSeqs == Array(0..<600))

@@ -14,7 +14,7 @@ func untilCancelled() async {
     }
 }
 
-@Suite("Servers: a shutdown in a cancelled task keeps its bounded send", .stuckTestLimit)
+@Suite("Servers: a shutdown in a cancelled task keeps its bounded send", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct ShutdownUnderCancellationTests {
     @Test("run(): cancelled with 3 batches queued against a 300 ms edge, it delivers all of them before returning")
     func runDeliversWhenCancelled() async throws {

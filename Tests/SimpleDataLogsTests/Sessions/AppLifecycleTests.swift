@@ -5,7 +5,7 @@ import SimpleDataLogsTesting
 
 /// The app lifecycle rules, decided in platform-neutral code: the Apple adapters only map
 /// notifications to `respond(to:)`, so what they do is tested here, on Linux.
-@Suite("Lifecycle of apps: what each moment does", .stuckTestLimit)
+@Suite("Lifecycle of apps: what each moment does", .stuckTestLimit, .skippedInFastLoop)
 struct AppLifecycleTests {
     @Test("the table: activation and resignation report activity; background sends under 20 s of background time; sleep sends; termination holds 1 s + 2 s")
     func table() {
@@ -28,7 +28,7 @@ struct AppLifecycleTests {
         }
     }
 
-    @Test("entering the background: the send gets background time, given back once it ends")
+    @Test("entering the background: the send gets background time, given back once it ends", .tags(.sockets))
     func backgroundTimeGivenBackAfterTheSend() async throws {
         try await withDelivery { delivery in
             delivery.track(0..<3)
@@ -48,7 +48,7 @@ struct AppLifecycleTests {
         }
     }
 
-    @Test("entering the background with an edge that never answers: the background time is given back after 20 s on the client's clock, not before")
+    @Test("entering the background with an edge that never answers: the background time is given back after 20 s on the client's clock, not before", .tags(.sockets))
     func backgroundTimeBounded() async throws {
         try await withDelivery { delivery in
             delivery.ingest.script([.normal(delay: .seconds(600))])
@@ -76,7 +76,11 @@ struct AppLifecycleTests {
     // only what holds on a loaded machine too: the hold is bounded, and nothing is lost. The
     // events are journaled first, so the 1 s drain inside the hold has nothing left to race.
 
-    @Test("termination: the hold ends within its 2 s budget, and nothing is lost")
+    /// How much shorter than its budget a real-time hold may measure: two clocks of different
+    /// granularity (Dispatch's deadline, ContinuousClock's measure) disagree by milliseconds.
+    static let clockTolerance: Duration = .milliseconds(100)
+
+    @Test("termination: the hold ends within its 2 s budget, and nothing is lost", .tags(.sockets), .noPoolSaturation)
     func terminationHold() async throws {
         try await withDelivery { delivery in
             delivery.track(0..<5)
@@ -86,13 +90,16 @@ struct AppLifecycleTests {
             }
             let counters = delivery.client.counters
             #expect(counters.delivered + counters.pendingOnDisk == 5, "\(counters)")
-            if !isUnderSanitizer { #expect(elapsed < .seconds(4), "\(elapsed)") }
+            // Within its budget: a hold that waited past its 2 s for the send would need the
+            // uploader's 30 s request deadline; 10 s leaves a loaded 2-core machine room to wake
+            // the held thread and still fails that.
+            if !isUnderSanitizer { #expect(elapsed < .seconds(10), "\(elapsed)") }
             await delivery.client.flush()
             #expect(delivery.deliveredSeqs == [0, 1, 2, 3, 4])
         }
     }
 
-    @Test("termination with an edge that never answers: the hold gives up after 2 s, the events stay on disk")
+    @Test("termination with an edge that never answers: the hold gives up after 2 s, the events stay on disk", .tags(.sockets), .noPoolSaturation)
     func terminationHoldBounded() async throws {
         try await withDelivery { delivery in
             delivery.ingest.script([.normal(delay: .seconds(600))])
@@ -101,8 +108,15 @@ struct AppLifecycleTests {
             let elapsed = try await onOwnThread { [client = delivery.client] in
                 ContinuousClock().measure { client.respond(to: .willTerminate) }
             }
-            #expect(elapsed >= .seconds(2), "\(elapsed)")
-            if !isUnderSanitizer { #expect(elapsed < .seconds(4), "\(elapsed)") }
+            // At least the budget, less a stated tolerance: the hold's deadline is a Dispatch
+            // time and this measure a ContinuousClock, whose granularities differ (1.993 s was
+            // read once against 2 s). A hold that ended early enough to matter (at the 1 s drain,
+            // or at once) is still far below 1.9 s.
+            #expect(elapsed >= .seconds(2) - Self.clockTolerance, "\(elapsed)")
+            // The hold gives up instead of waiting for the send: the edge sits on it for 600 s and
+            // the uploader's own request deadline is 30 s, so 10 s still fails a hold that waits
+            // for either, and leaves a loaded 2-core machine 8 s to wake the held thread.
+            if !isUnderSanitizer { #expect(elapsed < .seconds(10), "\(elapsed)") }
             #expect(delivery.client.counters.pendingOnDisk == 5)
             await shutDown(delivery.client, timeLimit: .zero)
         }

@@ -3,11 +3,12 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Lifecycle of command-line tools on Linux", .stuckTestLimit)
+@Suite("Lifecycle of command-line tools on Linux", .stuckTestLimit, .skippedInFastLoop)
 struct LifecycleTests {
-    @Test("a tool that returns from main without calling anything has its events journaled by the exit hook, and its next run delivers them")
+    @Test("a tool that returns from main without calling anything has its events journaled by the exit hook, and its next run delivers them", .tags(.processes, .sockets))
     func exitWithoutCalls() async throws {
-        let ingest = try LocalIngest()
+        // Restarted on its port later: a port no outgoing connection can take meanwhile.
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(port: try reusableLoopbackPort()))
         ingest.stop() // down during the tool's run
         let directory = TemporaryDirectory()
         let path = directory.path
@@ -27,7 +28,7 @@ struct LifecycleTests {
         up.stop()
     }
 
-    @Test("a tool that awaits SimpleDataLogs.shutdown() has every event delivered before it exits")
+    @Test("a tool that awaits SimpleDataLogs.shutdown() has every event delivered before it exits", .tags(.processes, .sockets))
     func exitWithShutdown() async throws {
         let ingest = try LocalIngest()
         let directory = TemporaryDirectory()

@@ -178,7 +178,7 @@ private enum SwiftMetricsBridge {
     }
 }
 
-@Suite("Docs: the swift-metrics bridge, run against a real client and a local ingest", .stuckTestLimit)
+@Suite("Docs: the swift-metrics bridge, run against a real client and a local ingest", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct SwiftMetricsSnippetTests {
     private typealias Bridge = SwiftMetricsBridge
 

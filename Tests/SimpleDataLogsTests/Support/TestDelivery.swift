@@ -12,7 +12,10 @@ struct Delivery: Sendable {
         directory: TemporaryDirectory = TemporaryDirectory(), faults: FaultInjection = FaultInjection(),
         adjust: @escaping @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { _ in }
     ) throws {
-        ingest = try LocalIngest(configuration: configuration)
+        // Tests stop this ingest and start one again on its port (an edge that goes down and comes
+        // back): a port outside the ephemeral range is still free then (``reusableLoopbackPort()``).
+        ingest = configuration.port == 0
+            ? try localIngestOnReusablePort(configuration) : try LocalIngest(configuration: configuration)
         test = TestClient(key: key, faults: faults, directory: directory, endpoint: ingest.endpoint, adjust: adjust)
     }
 

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("RecordingTransport: the ingest's rules in memory, with no socket", .stuckTestLimit)
+@Suite("RecordingTransport: the ingest's rules in memory, with no socket", .stuckTestLimit, .skippedInFastLoop)
 struct RecordingTransportTests {
     /// An endpoint no network transport could reach: `.invalid` never resolves (RFC 2606).
     static let unreachable = URL(string: "https://ingest.recording-transport.invalid")!
@@ -121,7 +121,7 @@ struct RecordingTransportTests {
         }
     }
 
-    @Test("it opens no socket: a live ingest at the configured endpoint hears nothing; without the transport it hears the batch")
+    @Test("it opens no socket: a live ingest at the configured endpoint hears nothing; without the transport it hears the batch", .tags(.sockets))
     func opensNoSocket() async throws {
         let ingest = try LocalIngest()
         defer { ingest.stop() }

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Xcode previews: nothing is sent and nothing is written", .stuckTestLimit)
+@Suite("Xcode previews: nothing is sent and nothing is written", .stuckTestLimit, .skippedInFastLoop)
 struct XcodePreviewTests {
     static let preview = [XcodePreviewRule.environmentVariable: "1"]
 
@@ -46,7 +46,7 @@ struct XcodePreviewTests {
         }
     }
 
-    @Test("in a preview, the default transport never reaches a live ingest, and no folder is made from SDL_STORAGE_DIR or HOME")
+    @Test("in a preview, the default transport never reaches a live ingest, and no folder is made from SDL_STORAGE_DIR or HOME", .tags(.sockets))
     func previewSendsNothingOverTheNetwork() async throws {
         let ingest = try LocalIngest()
         defer { ingest.stop() }

@@ -3,7 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsTesting
 
-@Suite("Uploader: requests kept in flight, the next batches read meanwhile", .stuckTestLimit)
+@Suite("Uploader: requests kept in flight, the next batches read meanwhile", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct UploaderReadAheadTests {
     @Test("with the first round's answers held, the next round's batch files are read meanwhile, by the uploader, not the outbox's load; released, every event arrives once")
     func readsTheNextRoundDuringTheFlight() async throws {
