@@ -23,7 +23,7 @@ extension OutboxActor {
         if journalDescriptor < 0 {
             // A new batch's first write: nothing of it is on disk yet, so the file is made here,
             // from an empty spare when the sealer has one (no new inode; `SealerJob.remove`).
-            if let spare = sealer?.takeSpare() { try? fileSystem.rename(spare, to: path) }
+            if let spare = sealer.takeSpare() { try? fileSystem.rename(spare, to: path) }
             do {
                 journalDescriptor = try openRecreatingFolders(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
             } catch {
@@ -125,20 +125,14 @@ extension OutboxActor {
     }
 
     /// Starts the timer that seals a partial batch `maxAge` after its first event.
+    /// Its firing reaches the loop as a message (``OutboxInput/timer(_:generation:)``).
     func startSealTimer() {
-        sealTimer?.cancel()
-        let sequence = open.sequence
-        let clock = clock
-        let maxAge = policy.maxAge
-        sealTimer = Task { [weak self] in
-            do { try await clock.sleep(for: maxAge) } catch { return }
-            await self?.sealTimerFired(sequence: sequence)
-        }
+        sealTimer.start(after: policy.maxAge) { .timer(.seal, generation: $0) }
     }
 
-    private func sealTimerFired(sequence: Int) {
-        defer { endOperation() }
-        guard sequence == open.sequence, !open.isEmpty else { return }
+    /// The seal timer fired for the open batch (a seal since cancels it, so it is this batch's).
+    func sealTimerFired() {
+        guard !open.isEmpty else { return }
         commit()
         seal()
     }

@@ -3,12 +3,10 @@ extension OutboxActor {
     /// journal, sealed, set-aside and temporary files of its area, and the quarantine folder's
     /// files but those of another key or endpoint). Its `lock` and `owner` files stay.
     func deleteEverything() {
-        sealTimer?.cancel()
-        sealTimer = nil
-        setAsideRetryTimer?.cancel()
-        setAsideRetryTimer = nil
+        sealTimer.cancel()
+        setAsideRetryTimer.cancel()
         closeJournal()
-        sealer?.dropSpares() // deleted with the rest of `tmp/` below
+        sealer.dropSpares() // deleted with the rest of `tmp/` below
         let openEvents = open.payloads.count
         let sealedEvents = queue.sealedUsage.events
         let setAsideEvents = queue.setAsideUsage.events

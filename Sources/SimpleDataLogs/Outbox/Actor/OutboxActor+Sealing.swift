@@ -15,20 +15,19 @@ extension OutboxActor {
     /// 2. rename it into `batches/`  → atomic: the events are in exactly one file either way
     /// No temporary file and no second copy. Both steps are the sealer's (``SealerActor``): this
     /// thread hands the journal over and goes on writing the next one. The batch joins the queue
-    /// when its outcome comes back (``applySealOutcomes()``). When the journal file is not whole
+    /// when its outcome comes back (``applySealOutcomes(_:)``). When the journal file is not whole
     /// (the disk failed under it), the batch is written afresh here by
     /// ``persist(_:retiringJournal:)``.
     func seal() {
         guard !open.isEmpty else { return }
-        sealTimer?.cancel()
-        sealTimer = nil
+        sealTimer.cancel()
         commit()
         if queue.holdsBatchesInMemory { persistHeldBatches() }
         let payloadBytes = open.payloadBytes
         let batch = open.seal()
         // Its events leave the open batch: to the sealer (a whole journal), a file, or memory.
         openEventsOffDisk = 0
-        if let area, let sealer, journalDescriptor >= 0, journalIsComplete {
+        if let area, journalDescriptor >= 0, journalIsComplete {
             // The descriptor now belongs to the sealer.
             sealing.append(SealInFlight(batch: batch, payloadBytes: payloadBytes))
             let journal = area.journal(batch.sequence)
@@ -71,12 +70,10 @@ extension OutboxActor {
         var payloadBytes: Int
     }
 
-    /// Queues the batches whose seals the sealer finished since the last call, oldest first;
-    /// a journal the sealer could not make durable or move is written afresh (temporary file,
-    /// sync, rename), or held in memory until the disk allows. Ends by enforcing the caps.
-    func applySealOutcomes() {
-        guard let sealer else { return enforceCaps() }
-        let outcomes = sealer.takeOutcomes()
+    /// Queues the batches of the sealer's `outcomes`, oldest first; a journal the sealer could
+    /// not make durable or move is written afresh (temporary file, sync, rename), or held in
+    /// memory until the disk allows. Ends by enforcing the caps.
+    func applySealOutcomes(_ outcomes: [SealOutcome]) {
         guard !outcomes.isEmpty else { return enforceCaps() }
         var done: [SealedBatch] = []
         done.reserveCapacity(outcomes.count)
@@ -108,20 +105,22 @@ extension OutboxActor {
     /// Waits (blocking this thread, the outbox's own) until the sealer has done everything
     /// handed to it, then applies the outcomes: for the moments that need every earlier seal
     /// queued or every earlier delete done (a barrier, `flush`, the opt-out, `close`).
+    ///
+    /// The outcomes are messages in ``input``: they are taken out of it here, and whatever else
+    /// waits there (chunks behind this one, timers) stays, in order, for the loop.
     func finishSeals() {
-        guard let sealer else { return enforceCaps() }
         sealer.blockUntilCaughtUp()
-        applySealOutcomes()
+        var outcomes: [SealOutcome] = []
+        for message in input.takeAll(where: { if case .sealed = $0 { true } else { false } }) {
+            if case .sealed(let sealed) = message { outcomes += sealed }
+        }
+        applySealOutcomes(outcomes)
     }
 
     /// Retires a file the outbox is done with, off this thread (the sealer's job: deleted, or
-    /// emptied into a spare journal), unless no sealer runs (outbox tests), then deletes it here.
+    /// emptied into a spare journal).
     func removeLater(_ path: String) {
-        if let sealer {
-            sealer.hand(.remove(path: path, spareFolder: area?.temporaryFolder))
-        } else {
-            try? fileSystem.remove(path)
-        }
+        sealer.hand(.remove(path: path, spareFolder: area?.temporaryFolder))
     }
 
     /// Writes `batch` as a file by the sealing protocol, or keeps it in memory when the disk

@@ -30,8 +30,7 @@ extension OutboxActor {
     /// retry timer fires. On success, what memory holds is written to the area at once.
     func retryStorage() {
         guard area == nil, retriesStorage, let layout, !isTakingStorage else { return }
-        storageRetryTimer?.cancel()
-        storageRetryTimer = nil
+        storageRetryTimer.cancel()
         if let distrust = Self.distrust(of: layout.root) {
             // Made meanwhile by another user: never used, and not tried again.
             retriesStorage = false
@@ -59,19 +58,8 @@ extension OutboxActor {
 
     /// Starts the retry timer unless one runs: the next try after the schedule's wait.
     func scheduleStorageRetry() {
-        guard storageRetryTimer == nil, layout != nil else { return }
-        let delay = storageRetry.failed()
-        let clock = clock
-        storageRetryTimer = Task { [weak self] in
-            do { try await clock.sleep(for: delay) } catch { return }
-            await self?.storageRetryFired()
-        }
-    }
-
-    private func storageRetryFired() {
-        defer { endOperation() }
-        storageRetryTimer = nil
-        retryStorage()
+        guard !storageRetryTimer.isPending, layout != nil else { return }
+        storageRetryTimer.start(after: storageRetry.failed()) { .timer(.storageRetry, generation: $0) }
     }
 
     /// Writes what the outbox held in memory into the area just taken: the held batches as

@@ -35,7 +35,7 @@ actor OutboxActor {
 
     private let watermarkState = Locked(JournalWatermark())
     /// Threads blocked until a number of events is written (``blockUntilWatermark(atLeast:timeout:)``).
-    private let watermarkWaiters = Locked(ThresholdWaiters())
+    private let watermarkWaiters = Locked(Waiters())
 
     // The area this client owns.
     var area: AreaLayout?
@@ -43,20 +43,22 @@ actor OutboxActor {
 
     /// The batch being filled, as a value (its journal file is `journal-<sequence>.log`).
     var open = OpenBatch()
-    /// Journals handed to the sealer whose outcomes have not come back (``applySealOutcomes()``).
+    /// Journals handed to the sealer whose outcomes have not come back (``applySealOutcomes(_:)``).
     var sealing: [SealInFlight] = []
-    /// The link to the sealer, which flushes, renames and deletes off this thread; nil in the
-    /// outbox's own tests, where those happen here.
-    let sealer: SealerChannel?
+    /// The link to the sealer, which flushes, renames and deletes off this thread.
+    let sealer: SealerChannel
+    /// Everything that reaches the outbox's loop: chunks, the sealer's outcomes, timer firings.
+    nonisolated let input: HandOffQueue<OutboxInput>
     var journalDescriptor: Int32 = -1
     /// Whether the journal file holds every record of the open batch so far.
     var journalIsComplete = true
-    var sealTimer: Task<Void, Never>?
+    /// Seals a partial batch `policy.maxAge` after its first event.
+    let sealTimer: MessageTimer<OutboxInput>
 
     /// What is stored: the sealed and set-aside batches and the caps' decisions, as a value.
     var queue = OutboxQueue()
     /// Queues the set-aside batches again after ``setAsideRetryInterval``; one at a time.
-    var setAsideRetryTimer: Task<Void, Never>?
+    let setAsideRetryTimer: MessageTimer<OutboxInput>
 
     // Events since the last commit, for the watermark and the counters.
     var uncommittedEvents = 0
@@ -78,8 +80,8 @@ actor OutboxActor {
     var retriesStorage = false
     /// When the storage folder is tried again while the outbox runs without one.
     var storageRetry = StorageRetrySchedule()
-    /// The next try of the storage folder; one at a time, weakly holding the actor.
-    var storageRetryTimer: Task<Void, Never>?
+    /// The next try of the storage folder; one at a time.
+    let storageRetryTimer: MessageTimer<OutboxInput>
     /// Set while an area is being taken, so that the writes of that recovery do not check
     /// (and take) the area again.
     var isTakingStorage = false
@@ -92,8 +94,8 @@ actor OutboxActor {
     var isFirstLaunch: Bool?
     /// Sessions found at launch, ended once the pipeline is running.
     var leftoverSessions: [SessionRules.Session] = []
-    /// Tasks waiting for a number of seals (tests, and `flush` once the uploader lands).
-    var sealWaiters = ThresholdWaiters()
+    /// Tasks waiting for a number of seals (tests).
+    var sealWaiters = Waiters()
     /// The ids of `app_crashed` events appended and not yet matched by their record.
     var appendedCrashEventIDs: Set<UUID> = []
     /// Crash records whose events are appended, deleted once those are on disk.
@@ -103,9 +105,14 @@ actor OutboxActor {
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
-        sealer: SealerChannel? = nil, owner: AreaOwner? = nil, executor: ThreadExecutor
+        input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil, executor: ThreadExecutor
     ) {
         self.sealer = sealer
+        self.input = input
+        let post: @Sendable (OutboxInput) -> Void = { input.push($0) }
+        sealTimer = MessageTimer(clock: clock, post: post)
+        setAsideRetryTimer = MessageTimer(clock: clock, post: post)
+        storageRetryTimer = MessageTimer(clock: clock, post: post)
         self.owner = owner
         self.autocapture = autocapture
         layout = directory.map(OutboxLayout.init(root:))
@@ -129,6 +136,7 @@ actor OutboxActor {
     /// Blocks the calling thread (never one of the pool's) until at least `target` events have
     /// been written, or `timeout` passes. For tests and crash-test children on their own threads.
     /// - Returns: Whether the watermark got there.
+    @available(*, noasync, message: "Blocks the calling thread; await the pipeline's barriers instead.")
     nonisolated func blockUntilWatermark(atLeast target: Int, timeout: DispatchTime) -> Bool {
         let signal = DispatchSemaphore(value: 0)
         let reached: Bool = watermarkWaiters.withLock { waiters in
@@ -158,7 +166,7 @@ actor OutboxActor {
         if heldInMemoryEvents != heldEventsCounted { updateCounters() }
         if sealerWakeDue {
             sealerWakeDue = false
-            sealer?.jobs.wake()
+            sealer.jobs.wake()
         }
         guard !unpostedChanges.isEmpty else { return }
         // The joins of a run are gathered in one array, appended to in place: rebuilding the
@@ -185,12 +193,12 @@ actor OutboxActor {
         self.feed = feed
     }
 
-    /// Recovers the folder, then writes what arrives on `input` until it finishes. The area
+    /// Recovers the folder, then handles what arrives on ``input`` until it finishes. The area
     /// stays held afterwards, for the uploader's last send; ``close()`` gives it back.
     ///
-    /// Each wake-up takes every chunk waiting and the sealer's outcomes: a wake-up comes for a
-    /// new chunk after an idle moment, and for every group the sealer finishes.
-    func run(input: HandOffQueue<[PipelineItem]>) async {
+    /// Each step of the loop takes every message waiting (chunks, the sealer's outcomes, timer
+    /// firings) and handles them as one pass (``handle(_:)-([OutboxInput])``).
+    func run() async {
         recoverAtLaunch()
         endLeftoverSessions(leftoverSessions)
         leftoverSessions = []
@@ -204,26 +212,17 @@ actor OutboxActor {
         // Leftovers reach the uploader through the feed; it sends nothing while collection is
         // off, so an opted-out launch sends not a byte.
         endOperation()
-        for await _ in input.wakeUps {
-            while true {
-                // The test gate holds the writer before it looks at the queue, so what waits
-                // behind a held chunk is seen when the gate opens.
-                if let gate { await gate.pass() }
-                // Every chunk that arrived during the last pass is written with one `write(2)`
-                // per batch (a chunk's own commit only where it holds a barrier or an opt-out).
-                // A wake-up with no chunk brings the sealer's outcomes.
-                let chunks = input.takeAll()
-                for chunk in chunks { handle(chunk) }
-                if !chunks.isEmpty { commit() }
-                applySealOutcomes()
-                discardCrashRecordsOnDisk()
-                endOperation()
-                if chunks.isEmpty { break }
-                // The written events are freed on the sealer's thread (see `SealerJob.discard`).
-                sealer?.handQuietly(.discard(chunks))
+        for await messages in input {
+            // The test gate holds the writer before it handles what it took; what arrived during
+            // the hold joins this pass, as it would have if the gate had held the look itself.
+            if let gate {
+                await gate.pass()
+                handle(messages + input.takeAll())
+            } else {
+                handle(messages)
             }
         }
-        sealTimer?.cancel()
+        sealTimer.cancel()
         commit()
         finishSeals()
         endOperation()
@@ -243,17 +242,60 @@ actor OutboxActor {
     /// what is left.
     func close() {
         defer { endOperation() }
-        sealTimer?.cancel()
-        setAsideRetryTimer?.cancel()
+        sealTimer.cancel()
+        setAsideRetryTimer.cancel()
         // The last moment the events held in memory can reach the disk for the next launch.
         retryStorage()
-        storageRetryTimer?.cancel()
+        storageRetryTimer.cancel()
         commit()
         finishSeals()
         discardCrashRecordsOnDisk()
         giveUpCrashRecords(discard: false)
         closeJournal()
         releaseArea()
+    }
+
+    /// One pass of the loop: every chunk's events join the open batch and are written with one
+    /// `write(2)` per batch (a chunk's own commit only where it holds a barrier or an opt-out);
+    /// then the sealer's outcomes queue the batches it made durable, and the timers that fired
+    /// act. The operation ends once, for the whole pass (``endOperation()``).
+    func handle(_ messages: [OutboxInput]) {
+        var chunks: [[PipelineItem]] = []
+        var outcomes: [SealOutcome] = []
+        var timers: [(OutboxTimerKind, Int)] = []
+        for message in messages {
+            switch message {
+            case .chunk(let chunk):
+                handle(chunk)
+                chunks.append(chunk)
+            case .sealed(let sealed):
+                outcomes += sealed
+            case .timer(let kind, let generation):
+                timers.append((kind, generation))
+            }
+        }
+        if !chunks.isEmpty { commit() }
+        applySealOutcomes(outcomes)
+        for (kind, generation) in timers { timerFired(kind, generation: generation) }
+        discardCrashRecordsOnDisk()
+        endOperation()
+        // The written events are freed on the sealer's thread (see `SealerJob.discard`).
+        if !chunks.isEmpty { sealer.handQuietly(.discard(chunks)) }
+    }
+
+    /// A timer's firing, if it is still the current one (not replaced or cancelled since).
+    private func timerFired(_ kind: OutboxTimerKind, generation: Int) {
+        switch kind {
+        case .seal:
+            guard sealTimer.fired(generation) else { return }
+            sealTimerFired()
+        case .setAsideRetry:
+            guard setAsideRetryTimer.fired(generation) else { return }
+            setAsideRetryFired()
+        case .storageRetry:
+            guard storageRetryTimer.fired(generation) else { return }
+            retryStorage()
+        }
     }
 
     /// Journals one chunk: its events join the open batch, to be written by the next

@@ -37,12 +37,9 @@ actor SealerActor {
 
     /// Does the jobs handed to `channel` until its queue finishes.
     func run(_ channel: SealerChannel) async {
-        for await _ in channel.jobs.wakeUps {
-            while true {
-                let jobs = channel.jobs.takeAll()
-                if jobs.isEmpty { break }
-                channel.finished(jobs.count, outcomes: perform(jobs, for: channel))
-            }
+        // Each step takes every job waiting: the seals among them are one group.
+        for await jobs in channel.jobs {
+            channel.finished(jobs.count, outcomes: perform(jobs, for: channel))
         }
     }
 
