@@ -30,8 +30,7 @@ extension OutboxActor {
             }
         }
         open.discard()
-        undurableOpenEvents = 0
-        openEventsOffDisk = 0
+        state.forgetOpenBatch()
         journalIsComplete = true
         let removed = queue.removeAll().sealed.map(\.id)
         if !removed.isEmpty { unpostedChanges.append(.left(removed)) }

@@ -26,7 +26,7 @@ extension OutboxActor {
         let payloadBytes = open.payloadBytes
         let batch = open.seal()
         // Its events leave the open batch: to the sealer (a whole journal), a file, or memory.
-        openEventsOffDisk = 0
+        state.openEventsOffDisk = 0
         if let area, journalDescriptor >= 0, journalIsComplete {
             // The descriptor now belongs to the sealer.
             sealing.append(SealInFlight(batch: batch, payloadBytes: payloadBytes))
@@ -47,12 +47,12 @@ extension OutboxActor {
         } else {
             closeJournal()
             var stored = persist(batch, retiringJournal: batch.sequence)
+            let undurable = state.sealedOpenBatch()
             if stored.heldInMemory == nil {
-                advanceWatermark(by: undurableOpenEvents, latest: nil)
+                advanceWatermark(by: undurable, latest: nil)
             } else {
-                stored.undurableEvents = undurableOpenEvents
+                stored.undurableEvents = undurable
             }
-            undurableOpenEvents = 0
             insertSealed(stored)
             enforceCaps()
         }

@@ -6,7 +6,7 @@ import Foundation
 extension OutboxActor {
     /// Events the outbox holds in memory only: the open batch's events not in a whole journal,
     /// and the sealed batches whose file could not be written. What `kill -9` would lose.
-    var heldInMemoryEvents: Int { undurableOpenEvents + openEventsOffDisk + queue.heldInMemoryEvents }
+    var heldInMemoryEvents: Int { state.openEventsInMemory + queue.heldInMemoryEvents }
 
     /// Applies `change` to the counters together with where the outbox's pending events are
     /// now: the part held in memory is `pendingInMemory`, the rest `pendingOnDisk`. Every change
@@ -83,7 +83,7 @@ extension OutboxActor {
         guard let area, let areaLock, !isTakingStorage, !areaLock.stillNames(area) else { return }
         logger.warning("The outbox area \(area.folder) was deleted or replaced behind the SDK's back; taking an area again, locked, and writing the events still in memory to it.")
         // Nothing may be written to the old path from here on: no area until one is locked.
-        openEventsOffDisk = open.payloads.count - uncommittedEvents - undurableOpenEvents
+        state.lostOpenJournal(openEvents: open.payloads.count)
         closeJournal()
         releaseArea()
         self.area = nil

@@ -60,17 +60,8 @@ actor OutboxActor {
     /// Queues the set-aside batches again after ``setAsideRetryInterval``; one at a time.
     let setAsideRetryTimer: MessageTimer<OutboxInput>
 
-    // Events since the last commit, for the watermark and the counters.
-    var uncommittedEvents = 0
-    /// Their estimated memory, released from the intake's backlog with them.
-    var uncommittedCost = 0
-    /// Events of the open batch committed while its journal was not whole on disk (a failed
-    /// write, or no folder): not under the watermark yet.
-    var undurableOpenEvents = 0
-    /// Events of the open batch that were under the watermark in a journal whose area was
-    /// deleted (``ensureAreaIsOurs()``): in memory only until the journal is rewritten.
-    var openEventsOffDisk = 0
-    var uncommittedLatestID: UUID?
+    /// The group commit, watermark and crash-record rules, as a value (``OutboxState``).
+    var state = OutboxState()
     /// The outbox's events the counters show as `pendingInMemory` (``updateCounters(_:)``).
     var heldEventsCounted = 0
 
@@ -96,10 +87,6 @@ actor OutboxActor {
     var leftoverSessions: [SessionRules.Session] = []
     /// Tasks waiting for a number of seals (tests).
     var sealWaiters = Waiters()
-    /// The ids of `app_crashed` events appended and not yet matched by their record.
-    var appendedCrashEventIDs: Set<UUID> = []
-    /// Crash records whose events are appended, deleted once those are on disk.
-    var crashRecordsAwaitingDisk: [CrashRecordFile] = []
 
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
@@ -343,13 +330,12 @@ actor OutboxActor {
             if let ended = intake.release(1, bytes: event.memoryCost) { problemLog.reportBacklogCleared(ended) }
             return
         }
-        if event.origin == .autocaptured, event.name == "app_crashed" { appendedCrashEventIDs.insert(event.id) }
         if open.mustSealBefore(adding: payload.count, policy: policy) { seal() }
         let (isFirst, isFull) = open.append(payload, policy: policy)
         if isFirst { startSealTimer() }
-        uncommittedEvents += 1
-        uncommittedCost += event.memoryCost
-        uncommittedLatestID = event.id
+        state.appended(
+            id: event.id, cost: event.memoryCost, isCrash: event.origin == .autocaptured && event.name == "app_crashed"
+        )
         if isFull { seal() }
     }
 
@@ -357,37 +343,22 @@ actor OutboxActor {
     func commit() {
         ensureAreaIsOurs()
         if !open.unwrittenRecords.isEmpty || !journalIsComplete { writeJournal() }
-        let rewritten = area != nil && journalIsComplete && (undurableOpenEvents > 0 || openEventsOffDisk > 0)
-        guard uncommittedEvents > 0 else {
-            // A rewrite with no new event (a folder taken late) puts the held ones on disk.
-            if rewritten {
-                let count = undurableOpenEvents
-                undurableOpenEvents = 0
-                openEventsOffDisk = 0
+        // The watermark moves only for records a whole journal file in an area holds (the rule
+        // is ``OutboxState/commit(durable:)``'s).
+        for effect in state.commit(durable: area != nil && journalIsComplete) {
+            switch effect {
+            case .advanceWatermark(let count, let latest):
+                advanceWatermark(by: count, latest: latest)
+            case .countWritten(let count):
+                // Counted where they are: in a journal file, or held in memory.
+                updateCounters { $0.pendingOnDisk += count }
+                publishRoom()
+            case .recount:
                 updateCounters()
-                advanceWatermark(by: count, latest: nil)
+            case .releaseBacklog(let count, let bytes):
+                if let ended = intake.release(count, bytes: bytes) { problemLog.reportBacklogCleared(ended) }
             }
-            return
         }
-        let count = uncommittedEvents
-        let cost = uncommittedCost
-        uncommittedEvents = 0
-        uncommittedCost = 0
-        // The watermark promises survival of `kill -9`: it moves only for records the journal
-        // file really holds. Events whose write failed (or with no folder at all) wait in
-        // `undurableOpenEvents` until a rewrite puts the whole open batch on disk, or the batch
-        // they end up in becomes a file.
-        if area != nil && journalIsComplete {
-            advanceWatermark(by: count + undurableOpenEvents, latest: uncommittedLatestID)
-            undurableOpenEvents = 0
-            openEventsOffDisk = 0
-        } else {
-            undurableOpenEvents += count
-        }
-        // Counted where they are: in a journal file, or held in memory.
-        updateCounters { $0.pendingOnDisk += count }
-        publishRoom()
-        if let ended = intake.release(count, bytes: cost) { problemLog.reportBacklogCleared(ended) }
     }
 
     /// Counts `count` more events as written (surviving `kill -9`) and wakes whoever waits for that.

@@ -1,0 +1,138 @@
+import Foundation
+
+/// The outbox's group commit, watermark and crash-record rules, as a value: ``OutboxActor``
+/// feeds it what happened (an event appended, a commit's write, a crash record handed over)
+/// and carries out the effects it returns (move the watermark, count, release the intake's
+/// backlog, delete or keep a crash record). Tested without a thread or a file
+/// (`OutboxStateTests`).
+///
+/// The rule it keeps: the watermark promises survival of `kill -9`, so it moves only for
+/// records a whole journal file in an area holds. Events committed while the journal is not
+/// whole (a failed write, no folder) wait in ``undurableOpenEvents`` until a rewrite puts the
+/// whole open batch on disk, or the batch they end up in becomes a file.
+struct OutboxState: Sendable {
+    /// Events appended since the last commit.
+    private(set) var uncommittedEvents = 0
+    /// Their estimated memory, released from the intake's backlog with them.
+    private(set) var uncommittedCost = 0
+    /// The newest of them, for the watermark's `latestEventID`.
+    private(set) var uncommittedLatestID: UUID?
+    /// Events of the open batch committed while its journal was not whole on disk: not under
+    /// the watermark yet.
+    var undurableOpenEvents = 0
+    /// Events of the open batch that were under the watermark in a journal whose area was
+    /// deleted: in memory only until the journal is rewritten.
+    var openEventsOffDisk = 0
+    /// The ids of `app_crashed` events appended and not yet matched by their record.
+    private(set) var appendedCrashEventIDs: Set<UUID> = []
+    /// Crash records whose events are appended, deleted once those are on disk.
+    private(set) var crashRecordsAwaitingDisk: [CrashRecordFile] = []
+
+    /// What a commit asks of the actor, in this order.
+    enum CommitEffect: Sendable, Equatable {
+        /// `count` more events survive `kill -9`; `latest` is the newest (nil: unchanged).
+        case advanceWatermark(by: Int, latest: UUID?)
+        /// `count` events were written: counted as pending on disk (or held, where they are),
+        /// and the outbox's room published before they leave the backlog.
+        case countWritten(Int)
+        /// Where the held events are changed with no new event (a rewrite): recount.
+        case recount
+        /// Release `events` events of `bytes` from the intake's backlog.
+        case releaseBacklog(events: Int, bytes: Int)
+    }
+
+    /// An event joined the open batch.
+    mutating func appended(id: UUID, cost: Int, isCrash: Bool) {
+        uncommittedEvents += 1
+        uncommittedCost += cost
+        uncommittedLatestID = id
+        if isCrash { appendedCrashEventIDs.insert(id) }
+    }
+
+    /// The group commit: the pending records were written, once, for every event appended since
+    /// the last commit. `durable`: an area is held and the journal file holds every record of
+    /// the open batch.
+    mutating func commit(durable: Bool) -> [CommitEffect] {
+        let rewritten = durable && (undurableOpenEvents > 0 || openEventsOffDisk > 0)
+        guard uncommittedEvents > 0 else {
+            // A rewrite with no new event (a folder taken late) puts the held ones on disk.
+            guard rewritten else { return [] }
+            let count = undurableOpenEvents
+            undurableOpenEvents = 0
+            openEventsOffDisk = 0
+            return [.recount] + (count > 0 ? [.advanceWatermark(by: count, latest: nil)] : [])
+        }
+        let (count, cost, latest) = (uncommittedEvents, uncommittedCost, uncommittedLatestID)
+        uncommittedEvents = 0
+        uncommittedCost = 0
+        var effects: [CommitEffect] = []
+        if durable {
+            effects.append(.advanceWatermark(by: count + undurableOpenEvents, latest: latest))
+            undurableOpenEvents = 0
+            openEventsOffDisk = 0
+        } else {
+            undurableOpenEvents += count
+        }
+        effects.append(.countWritten(count))
+        effects.append(.releaseBacklog(events: count, bytes: cost))
+        return effects
+    }
+
+    /// The open batch's events leave it (sealed into a batch): the undurable ones go with the
+    /// batch, to be counted under the watermark once its file is written.
+    /// - Returns: How many of them were not under the watermark.
+    mutating func sealedOpenBatch() -> Int {
+        openEventsOffDisk = 0
+        defer { undurableOpenEvents = 0 }
+        return undurableOpenEvents
+    }
+
+    /// The area the open journal was in is gone: what was under the watermark of the open batch
+    /// is in memory only now.
+    mutating func lostOpenJournal(openEvents: Int) {
+        openEventsOffDisk = openEvents - uncommittedEvents - undurableOpenEvents
+    }
+
+    /// The opt-out deleted the open batch.
+    mutating func forgetOpenBatch() {
+        undurableOpenEvents = 0
+        openEventsOffDisk = 0
+    }
+
+    /// Events held in memory in the open batch (not counted as on disk).
+    var openEventsInMemory: Int { undurableOpenEvents + openEventsOffDisk }
+
+    // MARK: Crash records
+
+    /// What to do with a crash record handed over behind its event.
+    enum CrashRecordDecision: Sendable, Equatable {
+        /// Keep it, locked, until its event is on disk (``takeCrashRecordsOnDisk(everythingOnDisk:)``).
+        case keepUntilOnDisk
+        /// Its event never reached the journal: leave the file, unlocked, for the next launch.
+        case leaveForNextLaunch
+        /// Collection is off: a saved crash is unsent data, deleted with the rest.
+        case discard
+    }
+
+    /// A crash record came through the pipeline just behind its `app_crashed` event.
+    mutating func crashRecordHandedOver(_ record: CrashRecordFile, collecting: Bool) -> CrashRecordDecision {
+        guard collecting else { return .discard }
+        guard appendedCrashEventIDs.remove(record.eventID) != nil else { return .leaveForNextLaunch }
+        crashRecordsAwaitingDisk.append(record)
+        return .keepUntilOnDisk
+    }
+
+    /// The records to delete now: all that wait, once every event taken is on disk.
+    mutating func takeCrashRecordsOnDisk(everythingOnDisk: Bool) -> [CrashRecordFile] {
+        guard everythingOnDisk, !crashRecordsAwaitingDisk.isEmpty else { return [] }
+        defer { crashRecordsAwaitingDisk.removeAll() }
+        return crashRecordsAwaitingDisk
+    }
+
+    /// At `close` and the opt-out: every record still waiting, given up.
+    mutating func giveUpCrashRecords() -> [CrashRecordFile] {
+        appendedCrashEventIDs.removeAll()
+        defer { crashRecordsAwaitingDisk.removeAll() }
+        return crashRecordsAwaitingDisk
+    }
+}

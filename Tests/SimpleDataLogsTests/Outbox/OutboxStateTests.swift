@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+
+/// The outbox's group commit, watermark and crash-record rules, tested synchronously on the state
+/// value: no actor, no thread, no file.
+@Suite("Outbox: the state value's rules", .stuckTestLimit)
+struct OutboxStateTests {
+    static func record(_ eventID: UUID) -> CrashRecordFile {
+        CrashRecordFile(path: "/nonexistent/crash-record", descriptor: -1, eventID: eventID, fileSystem: PosixFileSystem())
+    }
+
+    @Test("group commit: every event appended since the last commit is written once, moves the watermark to the newest, and leaves the backlog together")
+    func groupCommit() {
+        var state = OutboxState()
+        let ids = (0..<3).map { _ in UUID() }
+        for id in ids { state.appended(id: id, cost: 100, isCrash: false) }
+        #expect(state.commit(durable: true) == [
+            .advanceWatermark(by: 3, latest: ids[2]), .countWritten(3), .releaseBacklog(events: 3, bytes: 300),
+        ])
+        #expect(state.commit(durable: true).isEmpty, "nothing new: a commit with no write does nothing")
+    }
+
+    @Test("watermark: events written while the journal is not whole are counted and released, never under the watermark until a rewrite puts them on disk")
+    func watermarkWaitsForWholeJournal() {
+        var state = OutboxState()
+        let (first, second, third) = (UUID(), UUID(), UUID())
+        state.appended(id: first, cost: 10, isCrash: false)
+        state.appended(id: second, cost: 10, isCrash: false)
+        #expect(state.commit(durable: false) == [.countWritten(2), .releaseBacklog(events: 2, bytes: 20)])
+        #expect(state.undurableOpenEvents == 2 && state.openEventsInMemory == 2)
+        // The next whole write takes the held ones under the watermark with the new one.
+        state.appended(id: third, cost: 10, isCrash: false)
+        #expect(state.commit(durable: true) == [
+            .advanceWatermark(by: 3, latest: third), .countWritten(1), .releaseBacklog(events: 1, bytes: 10),
+        ])
+        #expect(state.openEventsInMemory == 0)
+    }
+
+    @Test("watermark: a rewrite with no new event (a folder taken late) recounts and moves the watermark for the held events only")
+    func rewriteWithoutNewEvents() {
+        var state = OutboxState()
+        state.appended(id: UUID(), cost: 1, isCrash: false)
+        _ = state.commit(durable: false)
+        #expect(state.commit(durable: false).isEmpty, "still not whole: nothing moves")
+        #expect(state.commit(durable: true) == [.recount, .advanceWatermark(by: 1, latest: nil)])
+    }
+
+    @Test("watermark: an open journal whose area was deleted holds its committed events in memory; sealing the batch hands the undurable ones to the batch")
+    func lostAreaAndSeal() {
+        var state = OutboxState()
+        for _ in 0..<4 { state.appended(id: UUID(), cost: 1, isCrash: false) }
+        _ = state.commit(durable: true)
+        state.appended(id: UUID(), cost: 1, isCrash: false)
+        state.lostOpenJournal(openEvents: 5)
+        #expect(state.openEventsOffDisk == 4, "the committed four; the fifth is still uncommitted")
+        #expect(state.commit(durable: false) == [.countWritten(1), .releaseBacklog(events: 1, bytes: 1)])
+        #expect(state.openEventsInMemory == 5)
+        #expect(state.sealedOpenBatch() == 1, "the batch file written for them moves the watermark by the undurable one")
+        #expect(state.openEventsInMemory == 0)
+    }
+
+    @Test("crash records: kept until their event is on disk, left for the next launch when their event never came, deleted when collection is off")
+    func crashRecords() {
+        var state = OutboxState()
+        let crash = UUID()
+        state.appended(id: crash, cost: 1, isCrash: true)
+        #expect(state.crashRecordHandedOver(Self.record(crash), collecting: true) == .keepUntilOnDisk)
+        #expect(state.crashRecordHandedOver(Self.record(UUID()), collecting: true) == .leaveForNextLaunch)
+        #expect(state.crashRecordHandedOver(Self.record(crash), collecting: false) == .discard)
+        #expect(state.takeCrashRecordsOnDisk(everythingOnDisk: false).isEmpty, "its event is not on disk yet")
+        #expect(state.takeCrashRecordsOnDisk(everythingOnDisk: true).map(\.eventID) == [crash])
+        #expect(state.takeCrashRecordsOnDisk(everythingOnDisk: true).isEmpty, "deleted once")
+        #expect(state.crashRecordHandedOver(Self.record(crash), collecting: true) == .leaveForNextLaunch, "matched once")
+    }
+
+    @Test("crash records: close gives up every record still waiting and forgets the appended ids")
+    func crashRecordsGivenUp() {
+        var state = OutboxState()
+        let crash = UUID()
+        state.appended(id: crash, cost: 1, isCrash: true)
+        _ = state.crashRecordHandedOver(Self.record(crash), collecting: true)
+        state.appended(id: UUID(), cost: 1, isCrash: true)
+        #expect(state.giveUpCrashRecords().map(\.eventID) == [crash])
+        #expect(state.appendedCrashEventIDs.isEmpty && state.crashRecordsAwaitingDisk.isEmpty)
+    }
+}
