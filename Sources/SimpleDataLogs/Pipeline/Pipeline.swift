@@ -16,7 +16,7 @@
 /// The chunk hand-overs are unbounded on purpose: the intake admits at most its backlog of events
 /// not yet written, so nothing downstream can grow past that, and a bounded one would have to
 /// drop (losing events) or block; what waits for the sealer is bounded by the outbox
-/// (`OutboxActor.maxBytesBeingSealed`).
+/// (`OutboxState.maxBytesBeingSealed`).
 final class Pipeline: Sendable {
     let identity: IdentityActor
     let sessions: SessionsActor

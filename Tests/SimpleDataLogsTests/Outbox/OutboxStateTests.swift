@@ -84,4 +84,55 @@ struct OutboxStateTests {
         #expect(state.giveUpCrashRecords().map(\.eventID) == [crash])
         #expect(state.appendedCrashEventIDs.isEmpty && state.crashRecordsAwaitingDisk.isEmpty)
     }
+
+    static func inFlight(_ sequence: Int, events: Int, payloadBytes: Int) -> SealInFlight {
+        let payload = [UInt8](repeating: 0x20, count: payloadBytes / events)
+        return SealInFlight(
+            batch: SealedBatch(id: UUID(), sequence: sequence, path: "r", payloads: Array(repeating: payload, count: events)),
+            payloadBytes: payloadBytes
+        )
+    }
+
+    @Test("caps: the open journal and the journals with the sealer count toward the caps until their outcomes come back, and only once")
+    func sealsInFlightCount() {
+        var state = OutboxState()
+        let empty = OpenBatch()
+        #expect(state.unevictableUsage(open: empty) == OutboxCaps.Usage())
+        let waits = [state.handedToSealer(Self.inFlight(1, events: 50, payloadBytes: 5_000)),
+                     state.handedToSealer(Self.inFlight(2, events: 10, payloadBytes: 1_000))]
+        #expect(waits == [false, false])
+        #expect(state.unevictableUsage(open: empty) == OutboxCaps.Usage(
+            events: 60, bytes: 6_000 + 60 * JournalRecord.headerSize, files: 2
+        ))
+        let settled = state.sealsSettled(by: [
+            SealOutcome(sequence: 2, failure: nil), SealOutcome(sequence: 9, failure: nil), SealOutcome(sequence: 1, failure: FileSystemError(code: 5, operation: "fdatasync", path: "journal-1.log")),
+        ])
+        #expect(settled.map(\.seal.batch.sequence) == [2, 1], "in the outcomes' order; the unknown one ignored")
+        #expect(settled.map { $0.failure == nil } == [true, false])
+        #expect(state.unevictableUsage(open: empty) == OutboxCaps.Usage() && state.bytesBeingSealed == 0)
+        let again = state.sealsSettled(by: [SealOutcome(sequence: 1, failure: nil)])
+        #expect(again.isEmpty, "settled once")
+    }
+
+    @Test("back-pressure: the journal waits for the sealer once more than 4 MiB of events are with it, not before")
+    func backPressure() {
+        var state = OutboxState()
+        let bytes = OutboxState.maxBytesBeingSealed / 4
+        for sequence in 0..<4 {
+            let waits = state.handedToSealer(Self.inFlight(sequence, events: 1, payloadBytes: bytes))
+            #expect(!waits, "at most the limit")
+        }
+        let past = state.handedToSealer(Self.inFlight(4, events: 1, payloadBytes: 1))
+        #expect(past, "past it")
+        _ = state.sealsSettled(by: [SealOutcome(sequence: 0, failure: nil)])
+        let afterRoom = state.handedToSealer(Self.inFlight(5, events: 1, payloadBytes: 1))
+        #expect(!afterRoom, "an outcome made room")
+    }
+
+    @Test("counters: the held-in-memory count moves by the difference since it was last counted")
+    func recount() {
+        var state = OutboxState()
+        let moves = [5, 5, 2].map { state.recount(heldInMemory: $0) }
+        #expect(moves == [5, 0, -3])
+    }
 }

@@ -29,21 +29,20 @@ extension OutboxActor {
         state.openEventsOffDisk = 0
         if let area, journalDescriptor >= 0, journalIsComplete {
             // The descriptor now belongs to the sealer.
-            sealing.append(SealInFlight(batch: batch, payloadBytes: payloadBytes))
+            let mustWait = state.handedToSealer(SealInFlight(batch: batch, payloadBytes: payloadBytes))
             let journal = area.journal(batch.sequence)
             // Quietly: the sealer is woken once at the end of this operation
             // (``endOperation()``), for every journal sealed in it.
             sealer.handQuietly(.seal(JournalSeal(
                 sequence: batch.sequence, descriptor: journalDescriptor, journalPath: journal,
-                batchPath: area.batchesFolder + "/" + batch.fileName, folder: area.folder
+                batchPath: area.batchesFolder + "/" + batch.fileName, folder: area.folder,
+                spareFolder: area.temporaryFolder
             )))
             sealerWakeDue = true
             journalDescriptor = -1
             crashIfRequested(.afterHandOff)
-            // Back-pressure: the batches with the sealer keep their events in memory (for a
-            // rewrite if their seal fails). When the disk flushes slower than the journal writes,
-            // the journal waits for it here rather than holding ever more.
-            if sealing.reduce(0, { $0 + $1.payloadBytes }) > Self.maxBytesBeingSealed { finishSeals() }
+            // Back-pressure (``OutboxState/maxBytesBeingSealed``): the journal waits for the sealer.
+            if mustWait { finishSeals() }
         } else {
             closeJournal()
             var stored = persist(batch, retiringJournal: batch.sequence)
@@ -59,17 +58,6 @@ extension OutboxActor {
         journalIsComplete = true
     }
 
-    /// The most event bytes held for journals with the sealer before the journal thread waits
-    /// for it (4 MiB: 80 batches of 50 typical events, 20 of 1,000).
-    static let maxBytesBeingSealed = 4 << 20
-
-    /// A journal handed to the sealer, kept here until its outcome comes back: the caps count
-    /// it, and a failed seal writes the batch afresh from it.
-    struct SealInFlight: Sendable {
-        var batch: SealedBatch
-        var payloadBytes: Int
-    }
-
     /// Queues the batches of the sealer's `outcomes`, oldest first; a journal the sealer could
     /// not make durable or move is written afresh (temporary file, sync, rename), or held in
     /// memory until the disk allows. Ends by enforcing the caps.
@@ -78,11 +66,9 @@ extension OutboxActor {
         var done: [SealedBatch] = []
         done.reserveCapacity(outcomes.count)
         defer { sealer.handQuietly(.discardBatches(done)) }
-        for outcome in outcomes {
-            guard let index = sealing.firstIndex(where: { $0.batch.sequence == outcome.sequence }) else { continue }
-            let seal = sealing.remove(at: index)
+        for (seal, failure) in state.sealsSettled(by: outcomes) {
             done.append(seal.batch)
-            if let failure = outcome.failure {
+            if let failure {
                 reportDiskTrouble(failure, doing: "seal a journal")
                 insertSealed(persist(seal.batch, retiringJournal: seal.batch.sequence))
             } else {
@@ -185,15 +171,7 @@ extension OutboxActor {
     }
 
     /// What the caps count but never evict: the open journal and the journals being sealed.
-    var unevictableUsage: OutboxCaps.Usage {
-        var usage = open.usage
-        for seal in sealing {
-            usage.events += seal.batch.payloads.count
-            usage.bytes += seal.payloadBytes + seal.batch.payloads.count * JournalRecord.headerSize
-            usage.files += 1
-        }
-        return usage
-    }
+    var unevictableUsage: OutboxCaps.Usage { state.unevictableUsage(open: open) }
 
     /// Applies the caps (``OutboxQueue/enforce(_:unevictable:)``): deletes the files of the
     /// batches it drops, counts their events, and logs the episode's first line.

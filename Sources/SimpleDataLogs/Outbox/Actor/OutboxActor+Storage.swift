@@ -13,9 +13,7 @@ extension OutboxActor {
     /// of the outbox's pending count goes through here, after the state it reports has changed,
     /// so the two never call memory disk and a snapshot never sees one go negative.
     func updateCounters(_ change: (inout DeliveryCounters) -> Void = { _ in }) {
-        let held = heldInMemoryEvents
-        let moved = held - heldEventsCounted
-        heldEventsCounted = held
+        let moved = state.recount(heldInMemory: heldInMemoryEvents)
         counters.update { counters in
             change(&counters)
             counters.pendingOnDisk -= moved

@@ -43,8 +43,6 @@ actor OutboxActor {
 
     /// The batch being filled, as a value (its journal file is `journal-<sequence>.log`).
     var open = OpenBatch()
-    /// Journals handed to the sealer whose outcomes have not come back (``applySealOutcomes(_:)``).
-    var sealing: [SealInFlight] = []
     /// The link to the sealer, which flushes, renames and deletes off this thread.
     let sealer: SealerChannel
     /// Everything that reaches the outbox's loop: chunks, the sealer's outcomes, timer firings.
@@ -62,8 +60,6 @@ actor OutboxActor {
 
     /// The group commit, watermark and crash-record rules, as a value (``OutboxState``).
     var state = OutboxState()
-    /// The outbox's events the counters show as `pendingInMemory` (``updateCounters(_:)``).
-    var heldEventsCounted = 0
 
     /// Whether the outbox runs without its folder for a reason that may pass (it could not be
     /// made or locked, or its area was deleted), so it tries again. Never for a folder it
@@ -150,7 +146,7 @@ actor OutboxActor {
     func endOperation() {
         publishRoom()
         // Whatever moved between memory and disk in this operation, the counters say where.
-        if heldInMemoryEvents != heldEventsCounted { updateCounters() }
+        if heldInMemoryEvents != state.heldEventsCounted { updateCounters() }
         if sealerWakeDue {
             sealerWakeDue = false
             sealer.jobs.wake()

@@ -27,6 +27,19 @@ struct OutboxState: Sendable {
     private(set) var appendedCrashEventIDs: Set<UUID> = []
     /// Crash records whose events are appended, deleted once those are on disk.
     private(set) var crashRecordsAwaitingDisk: [CrashRecordFile] = []
+    /// Journals handed to the sealer whose outcomes have not come back, oldest first.
+    private(set) var sealing: [SealInFlight] = []
+    /// Their event bytes: what the journal thread holds for the sealer (``maxBytesBeingSealed``).
+    private(set) var bytesBeingSealed = 0
+    /// The outbox's events the counters show as `pendingInMemory` (``recount(heldInMemory:)``).
+    private(set) var heldEventsCounted = 0
+
+    /// The most event bytes held for journals with the sealer before the journal thread waits
+    /// for it (4 MiB: 80 batches of 50 typical events, 20 of 1,000). The batches with the
+    /// sealer keep their events in memory (for a rewrite if their seal fails): when the disk
+    /// flushes slower than the journal writes, the journal waits for it rather than holding
+    /// ever more.
+    static let maxBytesBeingSealed = 4 << 20
 
     /// What a commit asks of the actor, in this order.
     enum CommitEffect: Sendable, Equatable {
@@ -102,6 +115,49 @@ struct OutboxState: Sendable {
     /// Events held in memory in the open batch (not counted as on disk).
     var openEventsInMemory: Int { undurableOpenEvents + openEventsOffDisk }
 
+    /// The counters' view of the events held in memory moves to `heldInMemory`.
+    /// - Returns: How many moved from disk to memory (negative: the other way).
+    mutating func recount(heldInMemory: Int) -> Int {
+        defer { heldEventsCounted = heldInMemory }
+        return heldInMemory - heldEventsCounted
+    }
+
+    // MARK: Seals in flight
+
+    /// A full journal went to the sealer.
+    /// - Returns: Whether the journal thread must now wait for the sealer (back-pressure:
+    ///   more than ``maxBytesBeingSealed`` held for it).
+    mutating func handedToSealer(_ seal: SealInFlight) -> Bool {
+        sealing.append(seal)
+        bytesBeingSealed += seal.payloadBytes
+        return bytesBeingSealed > Self.maxBytesBeingSealed
+    }
+
+    /// The sealer's `outcomes`, matched to the journals handed to it, in the outcomes' order;
+    /// an outcome for a journal not with the sealer (already settled) is ignored.
+    mutating func sealsSettled(by outcomes: [SealOutcome]) -> [(seal: SealInFlight, failure: FileSystemError?)] {
+        var settled: [(seal: SealInFlight, failure: FileSystemError?)] = []
+        settled.reserveCapacity(outcomes.count)
+        for outcome in outcomes {
+            guard let index = sealing.firstIndex(where: { $0.batch.sequence == outcome.sequence }) else { continue }
+            let seal = sealing.remove(at: index)
+            bytesBeingSealed -= seal.payloadBytes
+            settled.append((seal, outcome.failure))
+        }
+        return settled
+    }
+
+    /// What the caps count but never evict: the open journal and the journals being sealed.
+    func unevictableUsage(open: OpenBatch) -> OutboxCaps.Usage {
+        var usage = open.usage
+        for seal in sealing {
+            usage.events += seal.batch.payloads.count
+            usage.bytes += seal.payloadBytes + seal.batch.payloads.count * JournalRecord.headerSize
+            usage.files += 1
+        }
+        return usage
+    }
+
     // MARK: Crash records
 
     /// What to do with a crash record handed over behind its event.
@@ -135,4 +191,11 @@ struct OutboxState: Sendable {
         defer { crashRecordsAwaitingDisk.removeAll() }
         return crashRecordsAwaitingDisk
     }
+}
+
+/// A journal handed to the sealer, kept until its outcome comes back: the caps count it, and a
+/// failed seal writes the batch afresh from it.
+struct SealInFlight: Sendable {
+    var batch: SealedBatch
+    var payloadBytes: Int
 }

@@ -62,7 +62,25 @@ actor SealerActor {
                 try? fileSystem.remove(removal.path)
             }
         }
+        // The next journals, ready before the journal thread needs them: one per seal, made
+        // while the journal thread goes on writing (it renames one into place, no inode to find).
+        if let folder = seals.last?.spareFolder {
+            for _ in 0..<min(channel.sparesWanted, seals.count + 1) {
+                guard let spare = makeSpare(in: folder) else { break }
+                channel.addSpare(spare)
+            }
+        }
         return outcomes
+    }
+
+    /// Makes a new, empty spare journal in `folder` (the area's `tmp/`, deleted at launch like
+    /// every temporary file).
+    private func makeSpare(in folder: String) -> String? {
+        sparesMade += 1
+        let spare = folder + "/spare-\(sparesMade)"
+        guard let descriptor = try? fileSystem.open(spare, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600) else { return nil }
+        fileSystem.close(descriptor)
+        return spare
     }
 
     /// Empties a retired file, then moves it into `folder` as a spare journal: emptied first, so

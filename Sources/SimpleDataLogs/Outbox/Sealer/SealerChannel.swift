@@ -20,6 +20,12 @@ final class SealerChannel: Sendable {
     /// How many spare journals the sealer keeps ready: a burst of seals takes one each.
     static let maxSpares = 64
 
+    /// How many spares the sealer makes fresh (empty new files) after a group of seals when too
+    /// few retired files came back to recycle: the journal thread then never allocates an inode
+    /// for a journal. At batches of 50, creating the journal file (ext4 scanning for a free inode
+    /// past recently deleted ones) was 46% of the journal thread's samples (`perf`, issue 24).
+    static let freshSpares = 16
+
     /// What the sealer takes, in order; finished by the pipeline after the outbox closes.
     let jobs = HandOffQueue<SealerJob>()
     private let state = Locked(State())
@@ -93,6 +99,9 @@ final class SealerChannel: Sendable {
     func addSpare(_ path: String) {
         state.withLock { $0.spares.append(path) }
     }
+
+    /// How many fresh spares to make now to keep ``freshSpares`` ready.
+    var sparesWanted: Int { state.withLock { max(0, Self.freshSpares - $0.spares.count) } }
 
     /// Records the end of `count` jobs: posts their seal outcomes to the outbox's input first
     /// (so that whoever sees the jobs counted finds the outcomes there), then counts them and
