@@ -42,7 +42,7 @@ extension OutboxActor {
             journalDescriptor = -1
             crashIfRequested(.afterHandOff)
             // Back-pressure (``OutboxState/maxBytesBeingSealed``): the journal waits for the sealer.
-            if mustWait { finishSeals() }
+            if mustWait { waitForRoomWithSealer() }
         } else {
             closeJournal()
             var stored = persist(batch, retiringJournal: batch.sequence)
@@ -96,11 +96,32 @@ extension OutboxActor {
     /// waits there (chunks behind this one, timers) stays, in order, for the loop.
     func finishSeals() {
         sealer.blockUntilCaughtUp()
+        applySealOutcomes(takeSealOutcomes())
+    }
+
+    /// Back-pressure: blocks this thread (the outbox's own) while the journals with the sealer
+    /// hold more than ``OutboxState/maxBytesBeingSealed`` of events, applying the outcomes of
+    /// each group the sealer finishes. It waits for room, one group at a time, not for the sealer
+    /// to run dry as ``finishSeals()`` does: the journal goes on as soon as the oldest seals are
+    /// durable, while the newest are still being flushed.
+    func waitForRoomWithSealer() {
+        while state.bytesBeingSealed > OutboxState.maxBytesBeingSealed {
+            let before = state.bytesBeingSealed
+            sealer.blockUntilProgress()
+            applySealOutcomes(takeSealOutcomes())
+            // Nothing came back (the sealer had nothing left): the rest is settled in the loop.
+            if state.bytesBeingSealed == before { break }
+        }
+    }
+
+    /// The sealer's outcomes waiting in ``input``, taken out of it; whatever else waits there
+    /// (chunks, timers) stays, in order, for the loop.
+    func takeSealOutcomes() -> [SealOutcome] {
         var outcomes: [SealOutcome] = []
         for message in input.takeAll(where: { if case .sealed = $0 { true } else { false } }) {
             if case .sealed(let sealed) = message { outcomes += sealed }
         }
-        applySealOutcomes(outcomes)
+        return outcomes
     }
 
     /// Retires a file the outbox is done with, off this thread (the sealer's job: deleted, or

@@ -54,20 +54,21 @@ actor SealerActor {
             case .discard, .discardBatches: break // freed with `jobs`, when this group is done
             }
         }
+        // The next journals first, ready before the journal thread needs them (it renames one
+        // into place, no inode to find): two per seal of this group, while the journal thread
+        // goes on writing; the seals' flushes wait that long (tens of microseconds each).
+        if let folder = seals.last?.spareFolder {
+            for _ in 0..<min(channel.sparesWanted, 2 * seals.count) {
+                guard let spare = makeSpare(in: folder) else { break }
+                channel.addSpare(spare)
+            }
+        }
         let outcomes = seal(seals)
         for removal in removals {
             if let folder = removal.spareFolder, channel.wantsSpare, let spare = recycle(removal.path, into: folder) {
                 channel.addSpare(spare)
             } else {
                 try? fileSystem.remove(removal.path)
-            }
-        }
-        // The next journals, ready before the journal thread needs them: one per seal, made
-        // while the journal thread goes on writing (it renames one into place, no inode to find).
-        if let folder = seals.last?.spareFolder {
-            for _ in 0..<min(channel.sparesWanted, seals.count + 1) {
-                guard let spare = makeSpare(in: folder) else { break }
-                channel.addSpare(spare)
             }
         }
         return outcomes

@@ -24,7 +24,7 @@ final class SealerChannel: Sendable {
     /// few retired files came back to recycle: the journal thread then never allocates an inode
     /// for a journal. At batches of 50, creating the journal file (ext4 scanning for a free inode
     /// past recently deleted ones) was 46% of the journal thread's samples (`perf`, issue 24).
-    static let freshSpares = 16
+    static let freshSpares = 64
 
     /// What the sealer takes, in order; finished by the pipeline after the outbox closes.
     let jobs = HandOffQueue<SealerJob>()
@@ -70,6 +70,22 @@ final class SealerChannel: Sendable {
         let done: Bool = state.withLock { state in
             guard state.finished < state.handedOff else { return true }
             state.waiters.add(thread: semaphore, for: state.handedOff)
+            return false
+        }
+        guard !done else { return }
+        jobs.wake() // the quiet jobs too, which woke nobody
+        semaphore.wait()
+    }
+
+    /// Blocks the calling thread (the outbox's own) until the sealer finishes at least one more
+    /// group of jobs, or at once when it has none left: the journal's back-pressure, which
+    /// waits for room, not for the sealer to run dry.
+    @available(*, noasync, message: "Blocks the calling thread: only the outbox's own thread, in a synchronous step, may wait so.")
+    func blockUntilProgress() {
+        let semaphore = DispatchSemaphore(value: 0)
+        let done: Bool = state.withLock { state in
+            guard state.finished < state.handedOff else { return true }
+            state.waiters.add(thread: semaphore, for: state.finished + 1)
             return false
         }
         guard !done else { return }
