@@ -135,4 +135,17 @@ struct OutboxStateTests {
         let moves = [5, 5, 2].map { state.recount(heldInMemory: $0) }
         #expect(moves == [5, 0, -3])
     }
+
+    @Test("disk trouble: one error line per episode, one recovery line at its end, none while a folder is being taken late")
+    func diskTroubleEpisodes() {
+        var state = OutboxState()
+        let lines = [state.diskTroubleBegins(), state.diskTroubleBegins(), state.diskTroubleEnds(), state.diskTroubleEnds()]
+        #expect(lines == [true, false, true, false])
+        _ = state.diskTroubleBegins()
+        state.isTakingStorage = true
+        let whileTaking = state.diskTroubleEnds()
+        state.isTakingStorage = false
+        let after = state.diskTroubleEnds()
+        #expect(!whileTaking && after, "the late folder logs its own line; the episode ends at the next success")
+    }
 }

@@ -31,7 +31,7 @@ extension OutboxActor {
     /// Whether every event this journal has taken would survive `kill -9`: written to a whole
     /// journal file in an area, or to a batch file.
     var holdsEverythingOnDisk: Bool {
-        area != nil && journalIsComplete && state.uncommittedEvents == 0 && state.undurableOpenEvents == 0
+        area != nil && state.journalIsComplete && state.uncommittedEvents == 0 && state.undurableOpenEvents == 0
             && !queue.holdsBatchesInMemory
     }
 }

@@ -7,11 +7,11 @@ extension OutboxActor {
         setAsideRetryTimer.cancel()
         closeJournal()
         sealer.dropSpares() // deleted with the rest of `tmp/` below
-        let openEvents = open.payloads.count
+        let openEvents = state.open.payloads.count
         let sealedEvents = queue.sealedUsage.events
         let setAsideEvents = queue.setAsideUsage.events
         if let area {
-            try? fileSystem.remove(area.journal(open.sequence))
+            try? fileSystem.remove(area.journal(state.open.sequence))
             for folder in [area.folder, area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
                 for name in (try? fileSystem.contents(ofDirectory: folder)) ?? []
                 where name != "lock" && name != "owner" && !fileSystem.isDirectory(folder + "/" + name) {
@@ -29,9 +29,9 @@ extension OutboxActor {
                 try? fileSystem.remove(layout.quarantineFolder + "/" + name)
             }
         }
-        open.discard()
+        state.open.discard()
         state.forgetOpenBatch()
-        journalIsComplete = true
+        state.journalIsComplete = true
         let removed = queue.removeAll().sealed.map(\.id)
         if !removed.isEmpty { unpostedChanges.append(.left(removed)) }
         updateCounters {

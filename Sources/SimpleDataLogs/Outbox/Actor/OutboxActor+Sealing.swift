@@ -19,15 +19,15 @@ extension OutboxActor {
     /// (the disk failed under it), the batch is written afresh here by
     /// ``persist(_:retiringJournal:)``.
     func seal() {
-        guard !open.isEmpty else { return }
+        guard !state.open.isEmpty else { return }
         sealTimer.cancel()
         commit()
         if queue.holdsBatchesInMemory { persistHeldBatches() }
-        let payloadBytes = open.payloadBytes
-        let batch = open.seal()
+        let payloadBytes = state.open.payloadBytes
+        let batch = state.open.seal()
         // Its events leave the open batch: to the sealer (a whole journal), a file, or memory.
         state.openEventsOffDisk = 0
-        if let area, journalDescriptor >= 0, journalIsComplete {
+        if let area, journalDescriptor >= 0, state.journalIsComplete {
             // The descriptor now belongs to the sealer.
             let mustWait = state.handedToSealer(SealInFlight(batch: batch, payloadBytes: payloadBytes))
             let journal = area.journal(batch.sequence)
@@ -38,7 +38,7 @@ extension OutboxActor {
                 batchPath: area.batchesFolder + "/" + batch.fileName, folder: area.folder,
                 spareFolder: area.temporaryFolder
             )))
-            sealerWakeDue = true
+            state.sealerWakeDue = true
             journalDescriptor = -1
             crashIfRequested(.afterHandOff)
             // Back-pressure (``OutboxState/maxBytesBeingSealed``): the journal waits for the sealer.
@@ -55,7 +55,7 @@ extension OutboxActor {
             insertSealed(stored)
             enforceCaps()
         }
-        journalIsComplete = true
+        state.journalIsComplete = true
     }
 
     /// Queues the batches of the sealer's `outcomes`, oldest first; a journal the sealer could
@@ -192,7 +192,7 @@ extension OutboxActor {
     }
 
     /// What the caps count but never evict: the open journal and the journals being sealed.
-    var unevictableUsage: OutboxCaps.Usage { state.unevictableUsage(open: open) }
+    var unevictableUsage: OutboxCaps.Usage { state.unevictableUsage(open: state.open) }
 
     /// Applies the caps (``OutboxQueue/enforce(_:unevictable:)``): deletes the files of the
     /// batches it drops, counts their events, and logs the episode's first line.

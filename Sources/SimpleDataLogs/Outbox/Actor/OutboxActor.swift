@@ -41,15 +41,11 @@ actor OutboxActor {
     var area: AreaLayout?
     var areaLock: AreaLock?
 
-    /// The batch being filled, as a value (its journal file is `journal-<sequence>.log`).
-    var open = OpenBatch()
     /// The link to the sealer, which flushes, renames and deletes off this thread.
     let sealer: SealerChannel
     /// Everything that reaches the outbox's loop: chunks, the sealer's outcomes, timer firings.
     nonisolated let input: HandOffQueue<OutboxInput>
     var journalDescriptor: Int32 = -1
-    /// Whether the journal file holds every record of the open batch so far.
-    var journalIsComplete = true
     /// Seals a partial batch `policy.maxAge` after its first event.
     let sealTimer: MessageTimer<OutboxInput>
 
@@ -58,27 +54,15 @@ actor OutboxActor {
     /// Queues the set-aside batches again after ``setAsideRetryInterval``; one at a time.
     let setAsideRetryTimer: MessageTimer<OutboxInput>
 
-    /// The group commit, watermark and crash-record rules, as a value (``OutboxState``).
+    /// Everything the outbox decides by rule, as one value (``OutboxState``): the open batch,
+    /// the group commit and watermark, the seals in flight, the storage retry, the disk-trouble
+    /// episodes, the crash records.
     var state = OutboxState()
 
-    /// Whether the outbox runs without its folder for a reason that may pass (it could not be
-    /// made or locked, or its area was deleted), so it tries again. Never for a folder it
-    /// distrusts, nor with none configured.
-    var retriesStorage = false
-    /// When the storage folder is tried again while the outbox runs without one.
-    var storageRetry = StorageRetrySchedule()
     /// The next try of the storage folder; one at a time.
     let storageRetryTimer: MessageTimer<OutboxInput>
-    /// Set while an area is being taken, so that the writes of that recovery do not check
-    /// (and take) the area again.
-    var isTakingStorage = false
-
-    // One log line per episode.
-    var diskTroubleLogged = false
+    /// One log line per episode of vanished batch files.
     var vanishedFileLogged = false
-
-    /// Whether this launch is the folder's first; read once, at the first `app_launched`.
-    var isFirstLaunch: Bool?
     /// Sessions found at launch, ended once the pipeline is running.
     var leftoverSessions: [SessionRules.Session] = []
     /// Tasks waiting for a number of seals (tests).
@@ -133,8 +117,6 @@ actor OutboxActor {
     /// Tells the uploader every change to the queue of sealed batches; set before `run`, nil
     /// when the uploader does not run.
     var feed: BatchFeed?
-    /// Whether this operation handed the sealer a journal: it is woken at the operation's end.
-    var sealerWakeDue = false
     /// Changes to the queue made by the operation under way, posted together at its end
     /// (``endOperation()``), in order.
     var unpostedChanges: [BatchFeed.Change] = []
@@ -147,8 +129,8 @@ actor OutboxActor {
         publishRoom()
         // Whatever moved between memory and disk in this operation, the counters say where.
         if heldInMemoryEvents != state.heldEventsCounted { updateCounters() }
-        if sealerWakeDue {
-            sealerWakeDue = false
+        if state.sealerWakeDue {
+            state.sealerWakeDue = false
             sealer.jobs.wake()
         }
         guard !unpostedChanges.isEmpty else { return }
@@ -313,9 +295,9 @@ actor OutboxActor {
         let payload: [UInt8]
         if event.origin == .autocaptured, event.name == "app_launched", event.properties["is_first_launch"] == nil {
             // Only the outbox knows its folder's history; the flag is filled in here.
-            isFirstLaunch = isFirstLaunch ?? takeFirstLaunchFlag()
+            state.isFirstLaunch = state.isFirstLaunch ?? takeFirstLaunchFlag()
             var flagged = event
-            flagged.properties["is_first_launch"] = .bool(isFirstLaunch ?? false)
+            flagged.properties["is_first_launch"] = .bool(state.isFirstLaunch ?? false)
             payload = EventEncoder.encode(flagged)
         } else {
             payload = EventEncoder.encode(event)
@@ -326,8 +308,8 @@ actor OutboxActor {
             if let ended = intake.release(1, bytes: event.memoryCost) { problemLog.reportBacklogCleared(ended) }
             return
         }
-        if open.mustSealBefore(adding: payload.count, policy: policy) { seal() }
-        let (isFirst, isFull) = open.append(payload, policy: policy)
+        if state.open.mustSealBefore(adding: payload.count, policy: policy) { seal() }
+        let (isFirst, isFull) = state.open.append(payload, policy: policy)
         if isFirst { startSealTimer() }
         state.appended(
             id: event.id, cost: event.memoryCost, isCrash: event.origin == .autocaptured && event.name == "app_crashed"
@@ -338,10 +320,10 @@ actor OutboxActor {
     /// Writes the pending records to the journal and moves the watermark and the counters.
     func commit() {
         ensureAreaIsOurs()
-        if !open.unwrittenRecords.isEmpty || !journalIsComplete { writeJournal() }
+        if !state.open.unwrittenRecords.isEmpty || !state.journalIsComplete { writeJournal() }
         // The watermark moves only for records a whole journal file in an area holds (the rule
         // is ``OutboxState/commit(durable:)``'s).
-        for effect in state.commit(durable: area != nil && journalIsComplete) {
+        for effect in state.commit(durable: area != nil && state.journalIsComplete) {
             switch effect {
             case .advanceWatermark(let count, let latest):
                 advanceWatermark(by: count, latest: latest)
@@ -370,17 +352,14 @@ actor OutboxActor {
 
     /// Logs the first disk failure of an episode; later ones are counted by the episode.
     func reportDiskTrouble(_ error: FileSystemError, doing what: String) {
-        guard !diskTroubleLogged else { return }
-        diskTroubleLogged = true
+        guard state.diskTroubleBegins() else { return }
         let when = area == nil ? "the folder is tried again (within a minute, and at every flush and at shutdown)" : "written when the disk allows"
         logger.error("The outbox could not \(what) (\(error)). Events are kept in memory, within the caps, and \(when).")
     }
 
     /// Called after a disk operation succeeds: ends a trouble episode with one line.
     func diskRecovered() {
-        // A folder taken late says so itself, with what it wrote (``retryStorage()``).
-        guard diskTroubleLogged, !isTakingStorage else { return }
-        diskTroubleLogged = false
+        guard state.diskTroubleEnds() else { return }
         logger.info("The outbox can write again; events held in memory are on disk now.")
     }
 

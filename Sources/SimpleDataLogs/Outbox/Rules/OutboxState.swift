@@ -11,6 +11,26 @@ import Foundation
 /// whole (a failed write, no folder) wait in ``undurableOpenEvents`` until a rewrite puts the
 /// whole open batch on disk, or the batch they end up in becomes a file.
 struct OutboxState: Sendable {
+    /// The batch being filled (its journal file is `journal-<sequence>.log`).
+    var open = OpenBatch()
+    /// Whether the journal file holds every record of the open batch so far.
+    var journalIsComplete = true
+    /// Whether the outbox runs without its folder for a reason that may pass (it could not be
+    /// made or locked, or its area was deleted), so it tries again. Never for a folder it
+    /// distrusts, nor with none configured.
+    var retriesStorage = false
+    /// When the storage folder is tried again while the outbox runs without one.
+    var storageRetry = StorageRetrySchedule()
+    /// Set while an area is being taken, so that the writes of that recovery do not check
+    /// (and take) the area again.
+    var isTakingStorage = false
+    /// Whether the current disk-trouble episode has had its log line (one line per episode).
+    var diskTroubleLogged = false
+    /// Whether this launch is the folder's first; read once, at the first `app_launched`.
+    var isFirstLaunch: Bool?
+    /// Whether the operation under way handed the sealer a journal: it is woken at the
+    /// operation's end, once for all of them.
+    var sealerWakeDue = false
     /// Events appended since the last commit.
     private(set) var uncommittedEvents = 0
     /// Their estimated memory, released from the intake's backlog with them.
@@ -89,6 +109,24 @@ struct OutboxState: Sendable {
         effects.append(.countWritten(count))
         effects.append(.releaseBacklog(events: count, bytes: cost))
         return effects
+    }
+
+    // MARK: Disk-trouble episodes
+
+    /// A disk call failed.
+    /// - Returns: Whether it begins an episode: its one error line is logged.
+    mutating func diskTroubleBegins() -> Bool {
+        defer { diskTroubleLogged = true }
+        return !diskTroubleLogged
+    }
+
+    /// A disk call succeeded.
+    /// - Returns: Whether it ends an episode: its one recovery line is logged. Not while a folder
+    ///   is being taken late: that says so itself, with what it wrote.
+    mutating func diskTroubleEnds() -> Bool {
+        guard diskTroubleLogged, !isTakingStorage else { return false }
+        diskTroubleLogged = false
+        return true
     }
 
     /// The open batch's events leave it (sealed into a batch): the undurable ones go with the
