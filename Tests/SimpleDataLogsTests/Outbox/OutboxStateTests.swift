@@ -148,4 +148,21 @@ struct OutboxStateTests {
         let after = state.diskTroubleEnds()
         #expect(!whileTaking && after, "the late folder logs its own line; the episode ends at the next success")
     }
+
+    @Test("appending: the first event starts the seal timer, the last one the policy allows seals at once, and a body past the limit seals first or is dropped")
+    func appendRules() {
+        var state = OutboxState()
+        var policy = SealPolicy(maxEvents: 3)
+        policy.maxBodyBytes = 1_000
+        let small = [UInt8](repeating: 0x61, count: 100)
+        #expect(state.admission(payloadBytes: small.count, policy: policy) == .joins)
+        let steps = (0..<3).map { _ in state.append(small, id: UUID(), cost: 1, isCrash: false, policy: policy) }
+        #expect(steps.map(\.startsSealTimer) == [true, false, false])
+        #expect(steps.map(\.sealsAfter) == [false, false, true])
+        #expect(state.uncommittedEvents == 3)
+        #expect(state.admission(payloadBytes: 10_000, policy: policy) == .tooLarge, "no batch can hold it")
+        var partly = OutboxState()
+        _ = partly.append([UInt8](repeating: 0x61, count: 600), id: UUID(), cost: 1, isCrash: false, policy: policy)
+        #expect(partly.admission(payloadBytes: 600, policy: policy) == .sealFirst, "together they pass the body limit")
+    }
 }

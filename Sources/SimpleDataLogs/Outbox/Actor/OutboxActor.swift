@@ -302,19 +302,23 @@ actor OutboxActor {
         } else {
             payload = EventEncoder.encode(event)
         }
-        guard SealedBatch.bodyBytes(payloadBytes: payload.count, count: 1) <= policy.maxBodyBytes else {
+        switch state.admission(payloadBytes: payload.count, policy: policy) {
+        case .tooLarge:
             problemLog.reportTooLarge(name: event.name, bytes: payload.count)
             counters.update { $0.droppedTooLarge += 1 }
             if let ended = intake.release(1, bytes: event.memoryCost) { problemLog.reportBacklogCleared(ended) }
             return
+        case .sealFirst:
+            seal()
+        case .joins:
+            break
         }
-        if state.open.mustSealBefore(adding: payload.count, policy: policy) { seal() }
-        let (isFirst, isFull) = state.open.append(payload, policy: policy)
-        if isFirst { startSealTimer() }
-        state.appended(
-            id: event.id, cost: event.memoryCost, isCrash: event.origin == .autocaptured && event.name == "app_crashed"
+        let placed = state.append(
+            payload, id: event.id, cost: event.memoryCost,
+            isCrash: event.origin == .autocaptured && event.name == "app_crashed", policy: policy
         )
-        if isFull { seal() }
+        if placed.startsSealTimer { startSealTimer() }
+        if placed.sealsAfter { seal() }
     }
 
     /// Writes the pending records to the journal and moves the watermark and the counters.

@@ -74,6 +74,33 @@ struct OutboxState: Sendable {
         case releaseBacklog(events: Int, bytes: Int)
     }
 
+    /// Whether an event of `payloadBytes` may join the open batch.
+    enum Admission: Sendable, Equatable {
+        /// It fits no batch (its body alone passes the policy's limit): dropped, counted, logged.
+        case tooLarge
+        /// It would push the open batch's body past the limit: the batch is sealed first.
+        case sealFirst
+        /// It joins the open batch as it is.
+        case joins
+    }
+
+    /// The size rule for an event about to join the open batch.
+    func admission(payloadBytes: Int, policy: SealPolicy) -> Admission {
+        guard SealedBatch.bodyBytes(payloadBytes: payloadBytes, count: 1) <= policy.maxBodyBytes else { return .tooLarge }
+        return open.mustSealBefore(adding: payloadBytes, policy: policy) ? .sealFirst : .joins
+    }
+
+    /// An event's encoded `payload` joins the open batch (after ``admission(payloadBytes:policy:)``).
+    /// - Returns: Whether it is the batch's first (the seal timer starts) and whether the batch
+    ///   is full now (it is sealed at once).
+    mutating func append(
+        _ payload: [UInt8], id: UUID, cost: Int, isCrash: Bool, policy: SealPolicy
+    ) -> (startsSealTimer: Bool, sealsAfter: Bool) {
+        let (isFirst, isFull) = open.append(payload, policy: policy)
+        appended(id: id, cost: cost, isCrash: isCrash)
+        return (isFirst, isFull)
+    }
+
     /// An event joined the open batch.
     mutating func appended(id: UUID, cost: Int, isCrash: Bool) {
         uncommittedEvents += 1
