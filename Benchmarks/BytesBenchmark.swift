@@ -27,7 +27,7 @@ struct BytesBenchmark {
         let diskFolder = folder.url.appendingPathComponent("disk")
         let client = BenchEvent.makeClient(folder: diskFolder)
         BenchEvent.trackPaced(client, first: 0, count: Self.events)
-        _ = client.blockUntilJournaled(atLeast: Self.events, timeout: .seconds(30))
+        _ = client.blockBenchmarkThreadUntilJournaled(atLeast: Self.events, timeout: .seconds(30))
         let stored = TemporaryFolder.files(under: diskFolder).filter { !$0.path.hasSuffix("/lock") }
         let onDisk = Double(stored.reduce(0) { $0 + $1.size }) / Double(Self.events)
         await client.shutdown(timeLimit: .seconds(1))

@@ -21,7 +21,7 @@ enum ChildProcess {
             guard rest.count == 2, let count = Int(rest[1]) else { return 2 }
             let client = BenchEvent.makeClient(folder: URL(fileURLWithPath: rest[0]))
             BenchEvent.trackPaced(client, first: 0, count: count)
-            let done = client.blockUntilJournaled(atLeast: count, timeout: .seconds(60))
+            let done = client.blockBenchmarkThreadUntilJournaled(atLeast: count, timeout: .seconds(60))
             writeStandardOutput("{\"journaled\":\(client.journalWatermark.eventsWritten)}\n")
             _exit(done ? 0 : 1)
         case "memory-offer":

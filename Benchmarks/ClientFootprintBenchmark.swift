@@ -49,7 +49,7 @@ struct ClientFootprintBenchmark {
         }
         for client in clients {
             for seq in 0..<100 { client.track(BenchEvent.name, properties: BenchEvent.properties(seq)) }
-            _ = client.blockUntilJournaled(atLeast: 100, timeout: .seconds(60))
+            _ = client.blockBenchmarkThreadUntilJournaled(atLeast: 100, timeout: .seconds(60))
         }
         let busyThreads = threadCount()
         let sdkThreads = sdkThreadCount()

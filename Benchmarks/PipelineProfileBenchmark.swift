@@ -17,7 +17,7 @@ struct PipelineProfileBenchmark {
         let client = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("outbox"), batchSize: 50)
         let start = Measure.now()
         BenchEvent.trackPaced(client, first: 0, count: count)
-        guard client.blockUntilJournaled(atLeast: count, timeout: .seconds(120)) else {
+        guard client.blockBenchmarkThreadUntilJournaled(atLeast: count, timeout: .seconds(120)) else {
             report.broken("profile: the journal did not reach \(count) events")
             return
         }

@@ -47,7 +47,7 @@ public final class RecordingTransport: Transport {
 
     private struct State: ParksWaiters {
         /// Tasks whose held answers wait for ``releaseHeldAnswers()``.
-        var waiters = WaiterQueue()
+        var waiters = Waiters()
         var heldAnswersReleased = false
         var refusesConnections = false
         var refusedConnections = 0

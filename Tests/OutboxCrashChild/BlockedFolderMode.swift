@@ -27,7 +27,7 @@ func runBlockedFolderMode(folder: URL, count: Int) async -> Never {
     // nothing is sent.
     await client.flush()
     say("tracked")
-    let journaled = client.blockUntilJournaled(atLeast: count, timeout: .seconds(60))
+    let journaled = client.blockMainThreadUntilJournaled(atLeast: count, timeout: .seconds(60))
     say("\(journaled ? "journaled" : "not journaled") \(client.journalWatermark.eventsWritten)")
     while true { pause() }
 }

@@ -51,7 +51,7 @@ if mode.hasPrefix("crash-") {
         let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:9")!
         crashing.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_test0000000000", endpoint: endpoint, autocapture: .crashes, storageDirectory: folder))
         crashing.track("before_crash")
-        _ = crashing.blockUntilJournaled(atLeast: 1, timeout: .seconds(10))
+        _ = crashing.blockMainThreadUntilJournaled(atLeast: 1, timeout: .seconds(10))
     }
     switch kind {
     case "fatal": fatalError("boom at /Users/someone/Secret/File.swift line 42")
@@ -80,7 +80,7 @@ if mode == "on-cue" {
     let endpoint = ProcessInfo.processInfo.environment["SDL_TEST_ENDPOINT"].flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:9")!
     client.configure(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_test0000000000", endpoint: endpoint, autocapture: .crashes, storageDirectory: folder))
     client.track(argument(2))
-    _ = client.blockUntilJournaled(atLeast: 1, timeout: .seconds(30))
+    _ = client.blockMainThreadUntilJournaled(atLeast: 1, timeout: .seconds(30))
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     if readLine() == "crash" { abort() }
     exit(0)
@@ -132,7 +132,7 @@ case "stream":
     for seq in 0..<count {
         client.track("crash_test", properties: ["seq": .int(Int64(seq))])
         if seq % 100 == 99 {
-            _ = client.blockUntilJournaled(atLeast: seq + 1, timeout: .seconds(30))
+            _ = client.blockMainThreadUntilJournaled(atLeast: seq + 1, timeout: .seconds(30))
             say("watermark \(client.journalWatermark.eventsWritten)")
         }
     }
@@ -140,7 +140,7 @@ case "stream":
 case "hold":
     let count = Int(argument(2)) ?? 10
     for seq in 0..<count { client.track("held", properties: ["seq": .int(Int64(seq))]) }
-    _ = client.blockUntilJournaled(atLeast: count, timeout: .seconds(30))
+    _ = client.blockMainThreadUntilJournaled(atLeast: count, timeout: .seconds(30))
     say("ready")
     while true { pause() }
 case "hold-gated":

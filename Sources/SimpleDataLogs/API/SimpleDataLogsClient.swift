@@ -338,6 +338,7 @@ public final class SimpleDataLogsClient: Sendable {
 
     /// Blocks the calling thread until `count` events are in the journal or `timeout` passes.
     /// For tests and crash-test children on threads of their own; never call it from a task.
+    @available(*, noasync, message: "Blocks the calling thread; await flush() instead.")
     package func blockUntilJournaled(atLeast count: Int, timeout: Duration) -> Bool {
         guard let outbox = pipeline?.outbox else { return false }
         return outbox.blockUntilWatermark(atLeast: count, timeout: .after(timeout))

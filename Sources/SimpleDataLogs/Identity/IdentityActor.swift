@@ -35,7 +35,7 @@ actor IdentityActor {
 
     /// Drains the intake at every wake-up until the intake shuts down, then finishes `output`.
     /// The install id is read first, on this thread (the SDK's own), before any event needs it.
-    func run(output: AsyncStream<[PipelineItem]>.Continuation) async {
+    func run(output: HandOffQueue<[PipelineItem]>) async {
         state.installID = installIDs?.loadOrCreate(logger: logger)
         for await _ in intake.wakeUps {
             drainOnce(into: output)
@@ -48,11 +48,11 @@ actor IdentityActor {
     /// The buffer the intake's queue is swapped into, kept with its capacity between drains.
     private var drained: [IntakeItem] = []
 
-    private func drainOnce(into output: AsyncStream<[PipelineItem]>.Continuation) {
+    private func drainOnce(into output: HandOffQueue<[PipelineItem]>) {
         intake.drain(into: &drained)
         let chunk = process(drained)
         drained.removeAll(keepingCapacity: true)
-        if !chunk.isEmpty { output.yield(chunk) }
+        if !chunk.isEmpty { output.push(chunk) }
     }
 
     /// Applies one drained run of intake items, in order.

@@ -193,7 +193,7 @@ final class Intake: Sendable {
     /// How many items wait to be drained (events and calls), for tests of the bounds.
     var queuedItemCount: Int { state.withLock { $0.items.count } }
 
-    private func resume(_ waiters: [CheckedContinuation<Void, Never>]) {
+    private func resume(_ waiters: Waiters.Released) {
         for waiter in waiters { waiter.resume() }
     }
 }

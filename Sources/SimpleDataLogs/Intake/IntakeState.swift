@@ -54,7 +54,7 @@ struct IntakeState: ParksWaiters {
         /// Wake the stage.
         var wakes: Bool
         /// Resume these callers waiting for room (the opt-out lets them go).
-        var waiters: [CheckedContinuation<Void, Never>]
+        var waiters: Waiters.Released
         /// The intake was shut down: the item was not queued, and the caller settles it (passes a
         /// barrier, releases a crash record).
         var refused: Bool
@@ -84,7 +84,7 @@ struct IntakeState: ParksWaiters {
     private(set) var outboxRoom: OutboxRoom?
     let preConfigureLimit: Int
     /// Callers of `Intake.waitForRoom(cost:)`, oldest first.
-    var waiters = WaiterQueue()
+    var waiters = Waiters()
     /// Events among `items` while not configured.
     private(set) var heldBeforeConfigure = 0
     private var skippedInEpisode = 0
@@ -187,7 +187,7 @@ struct IntakeState: ParksWaiters {
     /// callers go; its deletion happens downstream, in order.
     mutating func enqueue(_ item: IntakeItem) -> Enqueued {
         if isShutDown { return Enqueued(wakes: false, waiters: [], refused: true) }
-        var released: [CheckedContinuation<Void, Never>] = []
+        var released: Waiters.Released = []
         if case .setEnabled(let enabled) = item {
             self.enabled = enabled
             accepting = enabled
@@ -198,7 +198,7 @@ struct IntakeState: ParksWaiters {
     }
 
     /// Ignores new events from now on, without the opt-out's deletion (`flushAndDisable`).
-    mutating func stopAccepting() -> [CheckedContinuation<Void, Never>] {
+    mutating func stopAccepting() -> Waiters.Released {
         accepting = false
         return waiters.takeAll()
     }
@@ -212,14 +212,14 @@ struct IntakeState: ParksWaiters {
     }
 
     /// Sets the backlog's bounds; returns the waiters that now fit.
-    mutating func setBacklog(_ bounds: Backlog) -> [CheckedContinuation<Void, Never>] {
+    mutating func setBacklog(_ bounds: Backlog) -> Waiters.Released {
         backlog = bounds
         return takeWaitersThatFit()
     }
 
     /// Sets the outbox's room (the outbox publishes it after every change); returns the waiters
     /// that now fit.
-    mutating func setOutboxRoom(_ room: OutboxRoom) -> [CheckedContinuation<Void, Never>] {
+    mutating func setOutboxRoom(_ room: OutboxRoom) -> Waiters.Released {
         outboxRoom = room
         return takeWaitersThatFit()
     }
@@ -260,7 +260,7 @@ struct IntakeState: ParksWaiters {
     ///   writer has caught up by half, so a writer hovering at the limit does not log per event.
     ///   After ``settleAtShutdown()`` it changes nothing and returns `released: false`: those
     ///   events were counted as dropped at shutdown already, and the caller must count nothing.
-    mutating func release(_ count: Int, bytes: Int) -> (released: Bool, ended: (skipped: Int, backlog: Backlog)?, waiters: [CheckedContinuation<Void, Never>]) {
+    mutating func release(_ count: Int, bytes: Int) -> (released: Bool, ended: (skipped: Int, backlog: Backlog)?, waiters: Waiters.Released) {
         guard !isSettled else { return (false, nil, []) }
         inFlight -= count
         inFlightBytes -= bytes
@@ -273,7 +273,7 @@ struct IntakeState: ParksWaiters {
     }
 
     /// Stops taking events for good; returns the waiters to let go.
-    mutating func shutDown() -> [CheckedContinuation<Void, Never>] {
+    mutating func shutDown() -> Waiters.Released {
         isShutDown = true
         return waiters.takeAll()
     }
@@ -326,7 +326,7 @@ struct IntakeState: ParksWaiters {
 
     /// The oldest waiters, as many as there are free event slots in the backlog and the outbox:
     /// each may take one. Woken waiters that lose the room to a plain `track()` simply wait again.
-    private mutating func takeWaitersThatFit() -> [CheckedContinuation<Void, Never>] {
+    private mutating func takeWaitersThatFit() -> Waiters.Released {
         guard inFlightBytes < backlog.bytes else { return [] }
         var slots = backlog.events - inFlight
         if let outboxRoom {

@@ -31,6 +31,7 @@ extension SimpleDataLogsClient {
 
     /// The termination hold (DESIGN.md, "Lifecycle"): blocks the calling thread, which the
     /// process is ending anyway, on real time, since the system's own deadline is real time.
+    @available(*, noasync, message: "Blocks the calling thread: only for the terminating thread.")
     private func holdTermination(drain: Duration, total: Duration) {
         let deadline = DispatchTime.after(total)
         drainSynchronously(timeout: drain)

@@ -15,6 +15,7 @@ extension SimpleDataLogsClient {
     /// Never call it from a task: it would hold a thread of the cooperative pool.
     /// - Returns: Whether everything reached the journal in time.
     @discardableResult
+    @available(*, noasync, message: "Blocks the calling thread; await flush() instead.")
     func drainSynchronously(timeout: Duration) -> Bool {
         guard pipeline != nil, !isShutDown else { return true }
         let barrier = Barrier()

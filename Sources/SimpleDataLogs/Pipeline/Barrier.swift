@@ -6,31 +6,30 @@ import Dispatch
 final class Barrier: Sendable {
     private struct State: ParksWaiters {
         var passed = false
-        var waiters = WaiterQueue()
-        var blockedThreads: [DispatchSemaphore] = []
+        /// Tasks parked in ``wait()`` and threads blocked in ``blockUntilPassed(timeout:)``.
+        var waiters = Waiters()
     }
 
     private let state = Locked(State())
 
     /// Marks the barrier passed and resumes every waiter. Later calls do nothing.
     func pass() {
-        let (waiters, threads) = state.withLock { state in
+        let waiters = state.withLock { state in
             state.passed = true
-            defer { state.blockedThreads = [] }
-            return (state.waiters.takeAll(), state.blockedThreads)
+            return state.waiters.takeAll()
         }
         // Resumed outside the lock: a resumed task may run at once and come back to this lock.
-        for waiter in waiters { waiter.resume() }
-        for thread in threads { thread.signal() }
+        waiters.resume()
     }
 
     /// Blocks the calling thread until the barrier is passed or `timeout` comes. Only for the
     /// one documented bounded wait at process termination, on a thread the app is ending anyway.
     /// - Returns: Whether the barrier was passed in time.
+    @available(*, noasync, message: "Blocks the calling thread; await wait() instead.")
     func blockUntilPassed(timeout: DispatchTime) -> Bool {
         let semaphore = DispatchSemaphore(value: 0)
         let passed: Bool = state.withLock { state in
-            if !state.passed { state.blockedThreads.append(semaphore) }
+            if !state.passed { state.waiters.add(thread: semaphore) }
             return state.passed
         }
         return passed || semaphore.wait(timeout: timeout) == .success

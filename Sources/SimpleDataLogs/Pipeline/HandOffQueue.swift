@@ -1,68 +1,136 @@
-/// An ordered hand-over from one stage to the next: the elements under a lock, plus a wake-up
-/// stream, the same pattern as the intake. The sessions stage hands chunks to the outbox through
-/// one; the outbox hands disk work to its sealer through another.
+/// The one hand-over between the pipeline's actors: an ordered queue of items under a lock,
+/// read as an `AsyncSequence` whose element is *everything waiting*.
 ///
-/// Why not an `AsyncStream` of elements: the consumer takes everything waiting at once
-/// (``takeAll()``), so the sealer makes all the journals sealed meanwhile durable as one group,
-/// and the outbox journals every chunk that arrived during a write before it looks again. A
-/// stream hands over one element per wake-up and cannot say whether more are waiting.
-final class HandOffQueue<Element: Sendable>: Sendable {
+/// | | |
+/// |---|---|
+/// | element | `[Item]`: every item pushed since the consumer last looked, oldest first; never empty |
+/// | buffering | unbounded: every push is kept (the intake's backlog bounds what can be in flight; see ``Pipeline``) |
+/// | suspends | while nothing waits |
+/// | ends | after ``finish()``, once every item pushed before it has been handed over |
+///
+/// Identity → sessions (chunks), sessions → outbox (``OutboxInput``: chunks, the sealer's
+/// outcomes, timers), outbox → sealer (``SealerJob``s) all use it, and so does the uploader's
+/// side. One consumer per queue; any number of producers on any thread.
+///
+/// Why everything waiting and not one element per wake-up (as an `AsyncStream` of elements
+/// does): the consumer takes what arrived while it worked in one go, so the sealer makes all the
+/// journals sealed meanwhile durable as one group, and the outbox writes every chunk that arrived
+/// during a write with one `write(2)`; and a burst of pushes costs one thread wake-up, not one
+/// each. Under the hood: the items under a ``Locked`` and a `bufferingNewest(1)` wake-up stream
+/// (one pending wake-up covers any number of pushes).
+final class HandOffQueue<Item: Sendable>: AsyncSequence, Sendable {
+    /// Everything waiting, oldest first.
+    typealias Element = [Item]
+    /// Never fails: it ends.
+    typealias Failure = Never
+
     private struct State: Sendable {
-        var elements: [Element] = []
+        var items: [Item] = []
         /// A wake-up is on its way: more pushes need none until the consumer finds the queue empty.
         var wakePending = false
     }
 
     private let state = Locked(State())
     private let wakeContinuation: AsyncStream<Void>.Continuation
-    /// One element when elements arrive while the consumer is idle, or when ``wake()`` is
-    /// called; `bufferingNewest(1)`, because one pending wake-up covers any number of elements.
-    /// Finishes after ``finish()``.
+    /// One element when items arrive while the consumer is idle, or when ``wake()`` is called;
+    /// `bufferingNewest(1)`, because one pending wake-up covers any number of items. Finishes
+    /// after ``finish()``. The sequence itself (``makeAsyncIterator()``) reads it; a consumer
+    /// that reads it directly takes the items with ``takeAll()``.
     let wakeUps: AsyncStream<Void>
 
     init() {
         (wakeUps, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Appends an element; wakes the consumer unless a wake-up is already on its way.
-    func push(_ element: Element) {
+    /// Appends an item; wakes the consumer unless a wake-up is already on its way.
+    func push(_ item: Item) {
         let wakes: Bool = state.withLock { state in
-            state.elements.append(element)
+            state.items.append(item)
             defer { state.wakePending = true }
             return !state.wakePending
         }
         if wakes { wakeContinuation.yield() }
     }
 
-    /// Appends an element without waking the consumer: it is taken with whatever the next
+    /// Appends an item without waking the consumer: it is taken with whatever the next
     /// ``push(_:)`` or ``wake()`` wakes the consumer for. For work that may wait (memory to free),
     /// so that it never costs a thread wake-up of its own.
-    func pushQuietly(_ element: Element) {
-        state.withLock { $0.elements.append(element) }
+    func pushQuietly(_ item: Item) {
+        state.withLock { $0.items.append(item) }
     }
 
-    /// Wakes the consumer even when nothing was pushed: something it watches beside the queue
-    /// changed (the sealer's outcomes, for the outbox). Always yields, so a wake-up sent while
-    /// the consumer is busy is still seen after it: the stream keeps the newest one.
+    /// Wakes the consumer even when nothing was pushed (after ``pushQuietly(_:)``s that should go
+    /// now). Always yields, so a wake-up sent while the consumer is busy is still seen after it:
+    /// the stream keeps the newest one.
     func wake() {
         wakeContinuation.yield()
     }
 
-    /// No more elements: the consumer's wake-ups end once it has been woken for every push.
+    /// No more items: the sequence ends once every item pushed so far has been handed over.
+    /// Items pushed later are still kept for ``takeAll()`` (the outbox drains the sealer's last
+    /// outcomes so at `close`).
     func finish() {
         wakeContinuation.finish()
     }
 
-    /// Takes every waiting element, oldest first. Empty when nothing waits, and then the next
+    /// Takes every waiting item, oldest first. Empty when nothing waits, and then the next
     /// push wakes the consumer again.
-    func takeAll() -> [Element] {
+    func takeAll() -> [Item] {
         state.withLock { state in
-            guard !state.elements.isEmpty else {
+            guard !state.items.isEmpty else {
                 state.wakePending = false
                 return []
             }
-            defer { state.elements = [] }
-            return state.elements
+            defer { state.items = [] }
+            return state.items
+        }
+    }
+
+    /// Takes the waiting items that `matches`, oldest first, and leaves the others in place, in
+    /// order, for the consumer's next look. For a consumer that must handle one kind of message
+    /// now, in the middle of a step (the outbox applying the sealer's outcomes while it waits for
+    /// them), without jumping ahead of the rest.
+    func takeAll(where matches: (Item) -> Bool) -> [Item] {
+        state.withLock { state in
+            guard state.items.contains(where: matches) else { return [] }
+            var taken: [Item] = []
+            var kept: [Item] = []
+            for item in state.items {
+                if matches(item) { taken.append(item) } else { kept.append(item) }
+            }
+            state.items = kept
+            return taken
+        }
+    }
+
+    /// Iterates over what waits, one array per look: suspends while nothing waits.
+    func makeAsyncIterator() -> Iterator {
+        Iterator(queue: self, wakeUps: wakeUps.makeAsyncIterator())
+    }
+
+    /// Hands over everything waiting at each step.
+    struct Iterator: AsyncIteratorProtocol {
+        fileprivate let queue: HandOffQueue
+        fileprivate var wakeUps: AsyncStream<Void>.Iterator
+
+        /// Everything waiting, oldest first; suspends while nothing waits; `nil` once the queue
+        /// is finished and drained.
+        mutating func next() async -> [Item]? {
+            await next(isolation: nil)
+        }
+
+        /// As ``next()``, staying on the caller's actor (the consumer's thread) while it waits.
+        mutating func next(isolation actor: isolated (any Actor)?) async -> [Item]? {
+            while true {
+                let items = queue.takeAll()
+                if !items.isEmpty { return items }
+                // Empty: the next push wakes again (``takeAll()`` re-armed it). A wake-up with
+                // nothing behind it (a ``wake()``, or one left from a drained push) loops.
+                guard await wakeUps.next(isolation: actor) != nil else {
+                    let last = queue.takeAll()
+                    return last.isEmpty ? nil : last
+                }
+            }
         }
     }
 }

@@ -2,17 +2,21 @@
 /// them: one for the stage loops, one for the sealer's loop, one for the uploader's loop.
 ///
 /// ```
-/// track() ──▶ Intake ──wake-ups──▶ IdentityActor ──[PipelineItem]──▶ SessionsActor ──HandOffQueue──▶ OutboxActor ──BatchFeed──▶ Uploader
-///             (lock)  AsyncStream<Void>             AsyncStream                      (lock + wake-ups)  (own thread)  (lock + signals)  (own thread)
-///                                                                                                        │ ▲ jobs / outcomes
-///                                                                                                        ▼ │
-///                                                                                                    SealerActor (own thread)
+/// track() ──▶ Intake ──wake-ups──▶ IdentityActor ──HandOffQueue──▶ SessionsActor ──HandOffQueue──▶ OutboxActor ──BatchFeed──▶ Uploader
+///             (lock)  AsyncStream<Void>   (stages thread)  [PipelineItem]                OutboxInput     (own thread)  (lock + signals)  (own thread)
+///                                                                                                         │ ▲ SealerJob / OutboxInput.sealed
+///                                                                                                         ▼ │ (HandOffQueue both ways)
+///                                                                                                     SealerActor (own thread)
 /// ```
+///
+/// Every boundary between actors is a ``HandOffQueue`` (an `AsyncSequence` of everything
+/// waiting). The intake is not an actor boundary: `track()` runs on the caller's thread and only
+/// appends under the intake's lock, so the intake keeps its lock and wake-up stream.
 ///
 /// The chunk hand-overs are unbounded on purpose: the intake admits at most its backlog of events
 /// not yet written, so nothing downstream can grow past that, and a bounded one would have to
 /// drop (losing events) or block; what waits for the sealer is bounded by the outbox
-/// (`OutboxActor.maxBytesBeingSealed`).
+/// (`OutboxState.maxBytesBeingSealed`).
 final class Pipeline: Sendable {
     let identity: IdentityActor
     let sessions: SessionsActor
@@ -39,9 +43,10 @@ final class Pipeline: Sendable {
     private let stagesEnded = Barrier()
     /// Owns the journal's loop; ends when its queue is finished and drained.
     private let outboxTask: Task<Void, Never>
-    /// The sessions stage's hand-over to the journal; finished by the sessions stage, or by
-    /// shutdown when a step holds the stages thread past the time limit.
-    private let toOutbox: HandOffQueue<[PipelineItem]>
+    /// The outbox's input: the sessions stage's chunks, the sealer's outcomes, the outbox's
+    /// timers. Finished by the sessions stage, or by shutdown when a step holds the stages
+    /// thread past the time limit.
+    private let toOutbox: HandOffQueue<OutboxInput>
     /// Raised by shutdown when its time limit runs out before the middleware steps are done.
     private let cutoff = StepsCutoff()
     /// Passed when shutdown gave up on the stages and counted what they held: a `flush()`
@@ -89,9 +94,9 @@ final class Pipeline: Sendable {
             tracksActivity: autocapture.activity == .on, intake: intake, middleware: chain, cutoff: cutoff,
             counters: counters, problemLog: problemLog, executor: stagesExecutor
         )
-        let toOutbox = HandOffQueue<[PipelineItem]>()
+        let toOutbox = HandOffQueue<OutboxInput>()
         self.toOutbox = toOutbox
-        let sealerChannel = SealerChannel { toOutbox.wake() }
+        let sealerChannel = SealerChannel(outbox: toOutbox)
         self.sealerChannel = sealerChannel
         let sealer = SealerActor(fileSystem: fileSystem, crashPoint: faults.crashPoint, executor: sealerExecutor)
         // Each owning task runs on one of the pipeline's threads, not the cooperative pool (see
@@ -106,13 +111,13 @@ final class Pipeline: Sendable {
             directory: directory, fileSystem: fileSystem, logger: logger, problemLog: problemLog,
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
-            autocapture: autocapture, sealer: sealerChannel,
+            autocapture: autocapture, input: toOutbox, sealer: sealerChannel,
             owner: settings.owner, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions
         self.outbox = outbox
-        let (toSessions, toSessionsInput) = AsyncStream.makeStream(of: [PipelineItem].self, bufferingPolicy: .unbounded)
+        let toSessions = HandOffQueue<[PipelineItem]>()
 
         let feed: BatchFeed?
         if tuning.startsUploader {
@@ -143,12 +148,12 @@ final class Pipeline: Sendable {
         outboxTask = Task.preferring(outboxExecutor) {
             if let feed { await outbox.attach(feed: feed) }
             await withTaskGroup(of: Void.self) { group in
-                group.addTask(preferring: outbox.executor) { await outbox.run(input: toOutbox) }
+                group.addTask(preferring: outbox.executor) { await outbox.run() }
             }
         }
         stagesTask = Task.preferring(stagesExecutor) {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask(preferring: identity.executor) { await identity.run(output: toSessionsInput) }
+                group.addTask(preferring: identity.executor) { await identity.run(output: toSessions) }
                 group.addTask(preferring: sessions.executor) { await sessions.run(input: toSessions, output: toOutbox) }
             }
             stagesEnded.pass()

@@ -38,10 +38,11 @@ actor SessionsActor {
     }
 
     /// Passes each chunk from `input` to the outbox's queue, in order, and finishes the queue
-    /// after `input`.
-    func run(input: AsyncStream<[PipelineItem]>, output: HandOffQueue<[PipelineItem]>) async {
-        for await chunk in input {
-            output.push(process(chunk))
+    /// after `input`. Each chunk goes on as soon as it is processed (a slow middleware step on
+    /// the next one must not hold it back); pushes while the outbox works cost no wake-up.
+    func run(input: HandOffQueue<[PipelineItem]>, output: HandOffQueue<OutboxInput>) async {
+        for await chunks in input {
+            for chunk in chunks { output.push(.chunk(process(chunk))) }
         }
         output.finish()
     }

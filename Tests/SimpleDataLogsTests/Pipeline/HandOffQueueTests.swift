@@ -46,4 +46,36 @@ struct HandOffQueueTests {
         #expect(await wakes.next() != nil, "the wake() sent while busy is seen after")
         #expect(await wakes.next() == nil, "two wakes coalesced into one")
     }
+
+    @Test("as an AsyncSequence: each element is everything waiting, oldest first; it suspends while nothing waits and ends after finish once drained")
+    func sequence() async {
+        let queue = HandOffQueue<Int>()
+        queue.push(1)
+        queue.push(2)
+        var looks = queue.makeAsyncIterator()
+        #expect(await looks.next() == [1, 2])
+        // Nothing waits: the next look suspends until a push.
+        let later = Task { [queue] in
+            var looks = queue.makeAsyncIterator()
+            return await looks.next()
+        }
+        queue.push(3)
+        #expect(await later.value == [3])
+        queue.push(4)
+        queue.wake() // a wake-up with nothing behind it is no element
+        queue.push(5)
+        queue.finish()
+        #expect(await looks.next() == [4, 5], "what was pushed before finish is handed over")
+        #expect(await looks.next() == nil, "then it ends")
+    }
+
+    @Test("takeAll(where:) takes the matching items now and leaves the rest, in order, for the next look")
+    func takeMatching() async {
+        let queue = HandOffQueue<Int>()
+        for element in 1...6 { queue.push(element) }
+        #expect(queue.takeAll(where: { $0.isMultiple(of: 2) }) == [2, 4, 6])
+        #expect(queue.takeAll(where: { $0 > 10 }).isEmpty)
+        var looks = queue.makeAsyncIterator()
+        #expect(await looks.next() == [1, 3, 5])
+    }
 }

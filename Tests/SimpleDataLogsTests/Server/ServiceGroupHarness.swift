@@ -30,7 +30,7 @@ struct Logger: Sendable { var label: String }
 final class GracefulShutdownTrigger: Sendable {
     private struct State: ParksWaiters {
         var triggered = false
-        var waiters = WaiterQueue()
+        var waiters = Waiters()
     }
 
     private let state = Locked(State())

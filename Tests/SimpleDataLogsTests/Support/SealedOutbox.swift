@@ -7,7 +7,8 @@ import SimpleDataLogsTesting
 /// ``input`` themselves. ``finish()`` ends both runs and closes the outbox.
 struct SealedOutbox: Sendable {
     let journal: OutboxActor
-    let input = HandOffQueue<[PipelineItem]>()
+    /// Where the tests push chunks, as the sessions stage does.
+    let input: ChunkInput
     private let channel: SealerChannel
     private let executors: [ThreadExecutor]
     private let running: Task<Void, Never>
@@ -18,18 +19,27 @@ struct SealedOutbox: Sendable {
         let executor = ThreadExecutor(name: "test.journal")
         let sealerExecutor = ThreadExecutor(name: "test.sealer")
         executors = [executor, sealerExecutor]
-        let input = input
-        let channel = SealerChannel { input.wake() }
+        let queue = HandOffQueue<OutboxInput>()
+        input = ChunkInput(queue: queue)
+        let channel = SealerChannel(outbox: queue)
         self.channel = channel
         let sealer = SealerActor(fileSystem: files, crashPoint: nil, executor: sealerExecutor)
         sealing = Task { await sealer.run(channel) }
         let journal = OutboxActor(
             directory: directory.path, fileSystem: files, logger: logger, problemLog: ProblemLog(logger: logger),
             counters: StageCounters(), intake: Intake(), clock: ManualClock(), faults: files.injection,
-            policy: SealPolicy(), caps: caps, sealer: channel, executor: executor
+            policy: SealPolicy(), caps: caps, input: queue, sealer: channel, executor: executor
         )
         self.journal = journal
-        running = Task { await journal.run(input: input) }
+        running = Task { await journal.run() }
+    }
+
+    /// The outbox's input as the sessions stage feeds it: chunks, in order.
+    struct ChunkInput: Sendable {
+        let queue: HandOffQueue<OutboxInput>
+
+        func push(_ chunk: [PipelineItem]) { queue.push(.chunk(chunk)) }
+        func finish() { queue.finish() }
     }
 
     /// One event per number, `extra` added to its properties.

@@ -4,41 +4,34 @@
 extension OutboxActor {
     /// `.crashRecordHandedOver`: the record's event went just before it.
     func takeOver(_ record: CrashRecordFile) {
-        guard intake.isEnabled else {
-            // Opted out meanwhile: a saved crash is unsent data, discarded with the rest.
-            record.discard()
-            return
+        switch state.crashRecordHandedOver(record, collecting: intake.isEnabled) {
+        case .keepUntilOnDisk: break
+        // The event never reached the journal (dropped on the way): the record stays on disk,
+        // unlocked, for the next launch.
+        case .leaveForNextLaunch: record.release()
+        // Opted out meanwhile: a saved crash is unsent data, discarded with the rest.
+        case .discard: record.discard()
         }
-        guard appendedCrashEventIDs.remove(record.eventID) != nil else {
-            // The event never reached the journal (dropped on the way): the record stays on disk,
-            // unlocked, for the next launch.
-            record.release()
-            return
-        }
-        crashRecordsAwaitingDisk.append(record)
     }
 
     /// Deletes the records whose events are on disk; called after every chunk.
     func discardCrashRecordsOnDisk() {
-        guard !crashRecordsAwaitingDisk.isEmpty, holdsEverythingOnDisk else { return }
-        for record in crashRecordsAwaitingDisk { record.discard() }
-        crashRecordsAwaitingDisk.removeAll()
+        guard !state.crashRecordsAwaitingDisk.isEmpty else { return }
+        for record in state.takeCrashRecordsOnDisk(everythingOnDisk: holdsEverythingOnDisk) { record.discard() }
     }
 
     /// At ``close()`` and the opt-out: the records still waiting are given up, kept on disk
     /// (`discard` false) for the next launch, or deleted.
     func giveUpCrashRecords(discard: Bool) {
-        for record in crashRecordsAwaitingDisk {
+        for record in state.giveUpCrashRecords() {
             if discard { record.discard() } else { record.release() }
         }
-        crashRecordsAwaitingDisk.removeAll()
-        appendedCrashEventIDs.removeAll()
     }
 
     /// Whether every event this journal has taken would survive `kill -9`: written to a whole
     /// journal file in an area, or to a batch file.
     var holdsEverythingOnDisk: Bool {
-        area != nil && journalIsComplete && uncommittedEvents == 0 && undurableOpenEvents == 0
+        area != nil && state.journalIsComplete && state.uncommittedEvents == 0 && state.undurableOpenEvents == 0
             && !queue.holdsBatchesInMemory
     }
 }

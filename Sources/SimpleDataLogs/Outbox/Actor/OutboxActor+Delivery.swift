@@ -136,17 +136,11 @@ extension OutboxActor {
     /// unless a timer already runs. A batch the ingest refuses again is set aside again; the
     /// caps bound how many wait (they go first when the outbox is full).
     func startSetAsideRetryTimer() {
-        guard setAsideRetryTimer == nil else { return }
-        let clock = clock
-        setAsideRetryTimer = Task { [weak self] in
-            do { try await clock.sleep(for: Self.setAsideRetryInterval) } catch { return }
-            await self?.setAsideRetryFired()
-        }
+        guard !setAsideRetryTimer.isPending else { return }
+        setAsideRetryTimer.start(after: Self.setAsideRetryInterval) { .timer(.setAsideRetry, generation: $0) }
     }
 
-    private func setAsideRetryFired() {
-        defer { endOperation() }
-        setAsideRetryTimer = nil
+    func setAsideRetryFired() {
         guard intake.isEnabled else { return }
         let moved = requeueSetAside()
         if moved > 0 {

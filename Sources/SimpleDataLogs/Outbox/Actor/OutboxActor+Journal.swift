@@ -11,24 +11,24 @@ extension OutboxActor {
     /// or an earlier write failed, rewrites the whole open batch into a fresh file, so that the
     /// file on disk always holds a prefix-free copy of the open batch or nothing.
     func writeJournal() {
-        guard let area else { open.forgetUnwritten(); return }
-        let path = area.journal(open.sequence)
-        if !journalIsComplete {
+        guard let area else { state.open.forgetUnwritten(); return }
+        let path = area.journal(state.open.sequence)
+        if !state.journalIsComplete {
             // An earlier write failed: the file may hold records under the watermark.
             rewriteJournal(at: path, in: area)
-            open.forgetUnwritten()
+            state.open.forgetUnwritten()
             return
         }
         var isNewFile = false
         if journalDescriptor < 0 {
             // A new batch's first write: nothing of it is on disk yet, so the file is made here,
             // from an empty spare when the sealer has one (no new inode; `SealerJob.remove`).
-            if let spare = sealer?.takeSpare() { try? fileSystem.rename(spare, to: path) }
+            if let spare = sealer.takeSpare() { try? fileSystem.rename(spare, to: path) }
             do {
                 journalDescriptor = try openRecreatingFolders(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
             } catch {
-                journalIsComplete = false
-                open.forgetUnwritten()
+                state.journalIsComplete = false
+                state.open.forgetUnwritten()
                 reportDiskTrouble(error, doing: "open the journal")
                 return
             }
@@ -36,16 +36,16 @@ extension OutboxActor {
         }
         let descriptor = journalDescriptor
         do {
-            try open.writeUnwritten(wholeFile: isNewFile) { (bytes) throws(FileSystemError) in
+            try state.open.writeUnwritten(wholeFile: isNewFile) { (bytes) throws(FileSystemError) in
                 try writeAll(bytes, to: descriptor, path: path)
             }
             crashIfRequested(.afterJournalWrite)
-            journalIsComplete = true
+            state.journalIsComplete = true
             diskRecovered()
         } catch {
             // A partial record may now sit at the end of the file; recovery drops it, and the
             // next write starts a fresh file, so nothing is appended after a torn record.
-            journalIsComplete = false
+            state.journalIsComplete = false
             reportDiskTrouble(error, doing: "write the journal")
         }
     }
@@ -58,13 +58,13 @@ extension OutboxActor {
     /// now the journal's, takes the later appends.
     private func rewriteJournal(at path: String, in area: AreaLayout) {
         closeJournal()
-        let temporary = area.temporaryFolder + "/" + JournalName.journal(open.sequence)
-        let all = open.journalImage()
+        let temporary = area.temporaryFolder + "/" + JournalName.journal(state.open.sequence)
+        let all = state.open.journalImage()
         let descriptor: Int32
         do {
             descriptor = try openRecreatingFolders(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
         } catch {
-            journalIsComplete = false
+            state.journalIsComplete = false
             reportDiskTrouble(error, doing: "open the journal")
             return
         }
@@ -74,13 +74,13 @@ extension OutboxActor {
         } catch {
             fileSystem.close(descriptor)
             try? fileSystem.remove(temporary)
-            journalIsComplete = false
+            state.journalIsComplete = false
             reportDiskTrouble(error, doing: "write the journal")
             return
         }
         journalDescriptor = descriptor
         crashIfRequested(.afterJournalWrite)
-        journalIsComplete = true
+        state.journalIsComplete = true
         diskRecovered()
     }
 
@@ -125,20 +125,14 @@ extension OutboxActor {
     }
 
     /// Starts the timer that seals a partial batch `maxAge` after its first event.
+    /// Its firing reaches the loop as a message (``OutboxInput/timer(_:generation:)``).
     func startSealTimer() {
-        sealTimer?.cancel()
-        let sequence = open.sequence
-        let clock = clock
-        let maxAge = policy.maxAge
-        sealTimer = Task { [weak self] in
-            do { try await clock.sleep(for: maxAge) } catch { return }
-            await self?.sealTimerFired(sequence: sequence)
-        }
+        sealTimer.start(after: policy.maxAge) { .timer(.seal, generation: $0) }
     }
 
-    private func sealTimerFired(sequence: Int) {
-        defer { endOperation() }
-        guard sequence == open.sequence, !open.isEmpty else { return }
+    /// The seal timer fired for the open batch (a seal since cancels it, so it is this batch's).
+    func sealTimerFired() {
+        guard !state.open.isEmpty else { return }
         commit()
         seal()
     }

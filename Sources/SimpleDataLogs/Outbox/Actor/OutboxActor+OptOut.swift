@@ -3,17 +3,15 @@ extension OutboxActor {
     /// journal, sealed, set-aside and temporary files of its area, and the quarantine folder's
     /// files but those of another key or endpoint). Its `lock` and `owner` files stay.
     func deleteEverything() {
-        sealTimer?.cancel()
-        sealTimer = nil
-        setAsideRetryTimer?.cancel()
-        setAsideRetryTimer = nil
+        sealTimer.cancel()
+        setAsideRetryTimer.cancel()
         closeJournal()
-        sealer?.dropSpares() // deleted with the rest of `tmp/` below
-        let openEvents = open.payloads.count
+        sealer.dropSpares() // deleted with the rest of `tmp/` below
+        let openEvents = state.open.payloads.count
         let sealedEvents = queue.sealedUsage.events
         let setAsideEvents = queue.setAsideUsage.events
         if let area {
-            try? fileSystem.remove(area.journal(open.sequence))
+            try? fileSystem.remove(area.journal(state.open.sequence))
             for folder in [area.folder, area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
                 for name in (try? fileSystem.contents(ofDirectory: folder)) ?? []
                 where name != "lock" && name != "owner" && !fileSystem.isDirectory(folder + "/" + name) {
@@ -31,10 +29,9 @@ extension OutboxActor {
                 try? fileSystem.remove(layout.quarantineFolder + "/" + name)
             }
         }
-        open.discard()
-        undurableOpenEvents = 0
-        openEventsOffDisk = 0
-        journalIsComplete = true
+        state.open.discard()
+        state.forgetOpenBatch()
+        state.journalIsComplete = true
         let removed = queue.removeAll().sealed.map(\.id)
         if !removed.isEmpty { unpostedChanges.append(.left(removed)) }
         updateCounters {

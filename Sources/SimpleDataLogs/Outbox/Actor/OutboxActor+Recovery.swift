@@ -22,7 +22,7 @@ extension OutboxActor {
             return
         }
         if !takeStorage(in: layout, late: false) {
-            retriesStorage = true
+            state.retriesStorage = true
             scheduleStorageRetry()
         }
     }
@@ -59,18 +59,18 @@ extension OutboxActor {
             // What memory holds is newer than anything on disk, and must share no sequence
             // with a file (recovery retires a journal whose sequence has a batch).
             let offset = found.highestSequence + 1
-            open.moveUp(by: offset)
+            state.open.moveUp(by: offset)
             queue.moveHeldBatches(up: offset)
         }
         // What the queue holds before (batches in memory, when late): the rest is recovered.
         let (sealedBefore, setAsideBefore) = (queue.sealedUsage.events, queue.setAsideUsage.events)
         leftoverSessions += takeLeftoverSessions(in: area.folder)
         adoptDeadAreas(in: layout, into: area, found: &found, leftForOthers: &leftForOthers)
-        open.reserve(above: found.highestSequence)
+        state.open.reserve(above: found.highestSequence)
         restoreQuarantinedBatches(into: area, in: layout)
         takeStock(of: area, in: layout)
         recoverJournals(found.journals, in: area)
-        if !late { open.startAtNextSequence() }
+        if !late { state.open.startAtNextSequence() }
         let setAsideEvents = queue.setAsideUsage.events - setAsideBefore
         let recovered = queue.sealedUsage.events - sealedBefore + setAsideEvents
         // Recovered batches the disk would not take (a full disk) are held in memory: the
@@ -197,7 +197,7 @@ extension OutboxActor {
             }
         }
         // Said once: the tries that follow (``retryStorage()``) fail the same way, quietly.
-        guard storageRetry.failures == 0 else { return nil }
+        guard state.storageRetry.failures == 0 else { return nil }
         // Say what really happened: a read-only or unwritable folder is not "another process".
         if let failure, heldByOthers == 0 {
             logger.error("Could not open an outbox area in \(layout.root) (\(failure)); events are kept in memory, and the folder is tried again (within a minute, and at every flush and at shutdown).")
@@ -267,7 +267,7 @@ extension OutboxActor {
                 batchNames: (try? fileSystem.contents(ofDirectory: dead.batchesFolder)) ?? [],
                 setAsideNames: (try? fileSystem.contents(ofDirectory: dead.setAsideFolder)) ?? [],
                 journals: theirs.journals.map(\.sequence),
-                after: max(found.highestSequence, open.nextSequence) + 1
+                after: max(found.highestSequence, state.open.nextSequence) + 1
             )
             var moves: [(from: String, to: String)] = []
             moves += adoption.batches.map { (dead.batchesFolder + "/" + $0.from, own.batchesFolder + "/" + $0.to) }
@@ -322,7 +322,7 @@ extension OutboxActor {
                     try? fileSystem.remove(path)
                     continue
                 }
-                open.reserve(above: parts.sequence)
+                state.open.reserve(above: parts.sequence)
                 let batch = StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: contents.payloads.count, byteCount: bytes.count)
                 if isSetAside {
                     queue.insertSetAside(batch)
@@ -344,7 +344,7 @@ extension OutboxActor {
             let contents = BatchFile.decode(bytes)
             let payloads = contents.payloads
             reportDamage(contents.damage, in: journal.path)
-            open.reserve(above: journal.sequence)
+            state.open.reserve(above: journal.sequence)
             guard !payloads.isEmpty else {
                 try? fileSystem.remove(journal.path)
                 continue

@@ -15,77 +15,60 @@ extension OutboxActor {
     /// 2. rename it into `batches/`  → atomic: the events are in exactly one file either way
     /// No temporary file and no second copy. Both steps are the sealer's (``SealerActor``): this
     /// thread hands the journal over and goes on writing the next one. The batch joins the queue
-    /// when its outcome comes back (``applySealOutcomes()``). When the journal file is not whole
+    /// when its outcome comes back (``applySealOutcomes(_:)``). When the journal file is not whole
     /// (the disk failed under it), the batch is written afresh here by
     /// ``persist(_:retiringJournal:)``.
     func seal() {
-        guard !open.isEmpty else { return }
-        sealTimer?.cancel()
-        sealTimer = nil
+        guard !state.open.isEmpty else { return }
+        sealTimer.cancel()
         commit()
         if queue.holdsBatchesInMemory { persistHeldBatches() }
-        let payloadBytes = open.payloadBytes
-        let batch = open.seal()
+        let payloadBytes = state.open.payloadBytes
+        let batch = state.open.seal()
         // Its events leave the open batch: to the sealer (a whole journal), a file, or memory.
-        openEventsOffDisk = 0
-        if let area, let sealer, journalDescriptor >= 0, journalIsComplete {
+        state.openEventsOffDisk = 0
+        if let area, journalDescriptor >= 0, state.journalIsComplete {
             // The descriptor now belongs to the sealer.
-            sealing.append(SealInFlight(batch: batch, payloadBytes: payloadBytes))
+            let mustWait = state.handedToSealer(SealInFlight(batch: batch, payloadBytes: payloadBytes))
             let journal = area.journal(batch.sequence)
             // Quietly: the sealer is woken once at the end of this operation
             // (``endOperation()``), for every journal sealed in it.
             sealer.handQuietly(.seal(JournalSeal(
                 sequence: batch.sequence, descriptor: journalDescriptor, journalPath: journal,
-                batchPath: area.batchesFolder + "/" + batch.fileName, folder: area.folder
+                batchPath: area.batchesFolder + "/" + batch.fileName, folder: area.folder,
+                spareFolder: area.temporaryFolder
             )))
-            sealerWakeDue = true
+            state.sealerWakeDue = true
             journalDescriptor = -1
             crashIfRequested(.afterHandOff)
-            // Back-pressure: the batches with the sealer keep their events in memory (for a
-            // rewrite if their seal fails). When the disk flushes slower than the journal writes,
-            // the journal waits for it here rather than holding ever more.
-            if sealing.reduce(0, { $0 + $1.payloadBytes }) > Self.maxBytesBeingSealed { finishSeals() }
+            // Back-pressure (``OutboxState/maxBytesBeingSealed``): the journal waits for the sealer.
+            if mustWait { waitForRoomWithSealer() }
         } else {
             closeJournal()
             var stored = persist(batch, retiringJournal: batch.sequence)
+            let undurable = state.sealedOpenBatch()
             if stored.heldInMemory == nil {
-                advanceWatermark(by: undurableOpenEvents, latest: nil)
+                advanceWatermark(by: undurable, latest: nil)
             } else {
-                stored.undurableEvents = undurableOpenEvents
+                stored.undurableEvents = undurable
             }
-            undurableOpenEvents = 0
             insertSealed(stored)
             enforceCaps()
         }
-        journalIsComplete = true
+        state.journalIsComplete = true
     }
 
-    /// The most event bytes held for journals with the sealer before the journal thread waits
-    /// for it (4 MiB: 80 batches of 50 typical events, 20 of 1,000).
-    static let maxBytesBeingSealed = 4 << 20
-
-    /// A journal handed to the sealer, kept here until its outcome comes back: the caps count
-    /// it, and a failed seal writes the batch afresh from it.
-    struct SealInFlight: Sendable {
-        var batch: SealedBatch
-        var payloadBytes: Int
-    }
-
-    /// Queues the batches whose seals the sealer finished since the last call, oldest first;
-    /// a journal the sealer could not make durable or move is written afresh (temporary file,
-    /// sync, rename), or held in memory until the disk allows. Ends by enforcing the caps.
-    func applySealOutcomes() {
-        guard let sealer else { return enforceCaps() }
-        let outcomes = sealer.takeOutcomes()
+    /// Queues the batches of the sealer's `outcomes`, oldest first; a journal the sealer could
+    /// not make durable or move is written afresh (temporary file, sync, rename), or held in
+    /// memory until the disk allows. Ends by enforcing the caps.
+    func applySealOutcomes(_ outcomes: [SealOutcome]) {
         guard !outcomes.isEmpty else { return enforceCaps() }
         var done: [SealedBatch] = []
         done.reserveCapacity(outcomes.count)
         defer { sealer.handQuietly(.discardBatches(done)) }
-        for outcome in outcomes {
-            guard let index = sealing.firstIndex(where: { $0.batch.sequence == outcome.sequence }) else { continue }
-            let seal = sealing.remove(at: index)
+        for (seal, failure) in state.sealsSettled(by: outcomes) {
             done.append(seal.batch)
-            if let failure = outcome.failure {
+            if let failure {
                 reportDiskTrouble(failure, doing: "seal a journal")
                 insertSealed(persist(seal.batch, retiringJournal: seal.batch.sequence))
             } else {
@@ -108,20 +91,43 @@ extension OutboxActor {
     /// Waits (blocking this thread, the outbox's own) until the sealer has done everything
     /// handed to it, then applies the outcomes: for the moments that need every earlier seal
     /// queued or every earlier delete done (a barrier, `flush`, the opt-out, `close`).
+    ///
+    /// The outcomes are messages in ``input``: they are taken out of it here, and whatever else
+    /// waits there (chunks behind this one, timers) stays, in order, for the loop.
     func finishSeals() {
-        guard let sealer else { return enforceCaps() }
         sealer.blockUntilCaughtUp()
-        applySealOutcomes()
+        applySealOutcomes(takeSealOutcomes())
+    }
+
+    /// Back-pressure: blocks this thread (the outbox's own) while the journals with the sealer
+    /// hold more than ``OutboxState/maxBytesBeingSealed`` of events, applying the outcomes of
+    /// each group the sealer finishes. It waits for room, one group at a time, not for the sealer
+    /// to run dry as ``finishSeals()`` does: the journal goes on as soon as the oldest seals are
+    /// durable, while the newest are still being flushed.
+    func waitForRoomWithSealer() {
+        while state.bytesBeingSealed > OutboxState.maxBytesBeingSealed {
+            let before = state.bytesBeingSealed
+            sealer.blockUntilProgress()
+            applySealOutcomes(takeSealOutcomes())
+            // Nothing came back (the sealer had nothing left): the rest is settled in the loop.
+            if state.bytesBeingSealed == before { break }
+        }
+    }
+
+    /// The sealer's outcomes waiting in ``input``, taken out of it; whatever else waits there
+    /// (chunks, timers) stays, in order, for the loop.
+    func takeSealOutcomes() -> [SealOutcome] {
+        var outcomes: [SealOutcome] = []
+        for message in input.takeAll(where: { if case .sealed = $0 { true } else { false } }) {
+            if case .sealed(let sealed) = message { outcomes += sealed }
+        }
+        return outcomes
     }
 
     /// Retires a file the outbox is done with, off this thread (the sealer's job: deleted, or
-    /// emptied into a spare journal), unless no sealer runs (outbox tests), then deletes it here.
+    /// emptied into a spare journal).
     func removeLater(_ path: String) {
-        if let sealer {
-            sealer.hand(.remove(path: path, spareFolder: area?.temporaryFolder))
-        } else {
-            try? fileSystem.remove(path)
-        }
+        sealer.hand(.remove(path: path, spareFolder: area?.temporaryFolder))
     }
 
     /// Writes `batch` as a file by the sealing protocol, or keeps it in memory when the disk
@@ -186,15 +192,7 @@ extension OutboxActor {
     }
 
     /// What the caps count but never evict: the open journal and the journals being sealed.
-    var unevictableUsage: OutboxCaps.Usage {
-        var usage = open.usage
-        for seal in sealing {
-            usage.events += seal.batch.payloads.count
-            usage.bytes += seal.payloadBytes + seal.batch.payloads.count * JournalRecord.headerSize
-            usage.files += 1
-        }
-        return usage
-    }
+    var unevictableUsage: OutboxCaps.Usage { state.unevictableUsage(open: state.open) }
 
     /// Applies the caps (``OutboxQueue/enforce(_:unevictable:)``): deletes the files of the
     /// batches it drops, counts their events, and logs the episode's first line.

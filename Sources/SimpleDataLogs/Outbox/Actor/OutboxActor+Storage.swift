@@ -6,16 +6,14 @@ import Foundation
 extension OutboxActor {
     /// Events the outbox holds in memory only: the open batch's events not in a whole journal,
     /// and the sealed batches whose file could not be written. What `kill -9` would lose.
-    var heldInMemoryEvents: Int { undurableOpenEvents + openEventsOffDisk + queue.heldInMemoryEvents }
+    var heldInMemoryEvents: Int { state.openEventsInMemory + queue.heldInMemoryEvents }
 
     /// Applies `change` to the counters together with where the outbox's pending events are
     /// now: the part held in memory is `pendingInMemory`, the rest `pendingOnDisk`. Every change
     /// of the outbox's pending count goes through here, after the state it reports has changed,
     /// so the two never call memory disk and a snapshot never sees one go negative.
     func updateCounters(_ change: (inout DeliveryCounters) -> Void = { _ in }) {
-        let held = heldInMemoryEvents
-        let moved = held - heldEventsCounted
-        heldEventsCounted = held
+        let moved = state.recount(heldInMemory: heldInMemoryEvents)
         counters.update { counters in
             change(&counters)
             counters.pendingOnDisk -= moved
@@ -29,23 +27,22 @@ extension OutboxActor {
     /// folder it distrusts, nor with none configured): at a flush, at shutdown, and when the
     /// retry timer fires. On success, what memory holds is written to the area at once.
     func retryStorage() {
-        guard area == nil, retriesStorage, let layout, !isTakingStorage else { return }
-        storageRetryTimer?.cancel()
-        storageRetryTimer = nil
+        guard area == nil, state.retriesStorage, let layout, !state.isTakingStorage else { return }
+        storageRetryTimer.cancel()
         if let distrust = Self.distrust(of: layout.root) {
             // Made meanwhile by another user: never used, and not tried again.
-            retriesStorage = false
+            state.retriesStorage = false
             logger.error("The storage folder \(layout.root) \(distrust): another user could plant files in it. The outbox stays in memory; use a folder of this process's user.")
             return
         }
         let held = heldInMemoryEvents
-        isTakingStorage = true
+        state.isTakingStorage = true
         let taken = takeStorage(in: layout, late: true)
-        isTakingStorage = false
+        state.isTakingStorage = false
         guard taken else { return scheduleStorageRetry() }
-        retriesStorage = false
-        storageRetry.succeeded()
-        diskTroubleLogged = false
+        state.retriesStorage = false
+        state.storageRetry.succeeded()
+        state.diskTroubleLogged = false
         // Sessions an earlier run left open in the area taken: ended now, as at launch.
         if !leftoverSessions.isEmpty {
             endLeftoverSessions(leftoverSessions)
@@ -59,19 +56,8 @@ extension OutboxActor {
 
     /// Starts the retry timer unless one runs: the next try after the schedule's wait.
     func scheduleStorageRetry() {
-        guard storageRetryTimer == nil, layout != nil else { return }
-        let delay = storageRetry.failed()
-        let clock = clock
-        storageRetryTimer = Task { [weak self] in
-            do { try await clock.sleep(for: delay) } catch { return }
-            await self?.storageRetryFired()
-        }
-    }
-
-    private func storageRetryFired() {
-        defer { endOperation() }
-        storageRetryTimer = nil
-        retryStorage()
+        guard !storageRetryTimer.isPending, layout != nil else { return }
+        storageRetryTimer.start(after: state.storageRetry.failed()) { .timer(.storageRetry, generation: $0) }
     }
 
     /// Writes what the outbox held in memory into the area just taken: the held batches as
@@ -79,7 +65,7 @@ extension OutboxActor {
     func writeWhatMemoryHolds() {
         closeJournal()
         // A journal not whole is rewritten whole (into `tmp/`, then renamed) at the next write.
-        journalIsComplete = open.isEmpty
+        state.journalIsComplete = state.open.isEmpty
         if queue.holdsBatchesInMemory { persistHeldBatches() }
         commit()
     }
@@ -92,15 +78,15 @@ extension OutboxActor {
     /// instead (as until 2026-12) made an area with no lock, which a second process then took
     /// as its own: two writers in one area, and lost events.
     func ensureAreaIsOurs() {
-        guard let area, let areaLock, !isTakingStorage, !areaLock.stillNames(area) else { return }
+        guard let area, let areaLock, !state.isTakingStorage, !areaLock.stillNames(area) else { return }
         logger.warning("The outbox area \(area.folder) was deleted or replaced behind the SDK's back; taking an area again, locked, and writing the events still in memory to it.")
         // Nothing may be written to the old path from here on: no area until one is locked.
-        openEventsOffDisk = open.payloads.count - uncommittedEvents - undurableOpenEvents
+        state.lostOpenJournal(openEvents: state.open.payloads.count)
         closeJournal()
         releaseArea()
         self.area = nil
-        retriesStorage = true
-        journalIsComplete = open.isEmpty
+        state.retriesStorage = true
+        state.journalIsComplete = state.open.isEmpty
         // The journals with the sealer come back as failed seals (their folder is gone) and are
         // held in memory like the open batch; any that made it are files of the lost area.
         finishSeals()

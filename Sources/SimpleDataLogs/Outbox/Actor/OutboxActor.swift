@@ -35,77 +35,51 @@ actor OutboxActor {
 
     private let watermarkState = Locked(JournalWatermark())
     /// Threads blocked until a number of events is written (``blockUntilWatermark(atLeast:timeout:)``).
-    private let watermarkWaiters = Locked(ThresholdWaiters())
+    private let watermarkWaiters = Locked(Waiters())
 
     // The area this client owns.
     var area: AreaLayout?
     var areaLock: AreaLock?
 
-    /// The batch being filled, as a value (its journal file is `journal-<sequence>.log`).
-    var open = OpenBatch()
-    /// Journals handed to the sealer whose outcomes have not come back (``applySealOutcomes()``).
-    var sealing: [SealInFlight] = []
-    /// The link to the sealer, which flushes, renames and deletes off this thread; nil in the
-    /// outbox's own tests, where those happen here.
-    let sealer: SealerChannel?
+    /// The link to the sealer, which flushes, renames and deletes off this thread.
+    let sealer: SealerChannel
+    /// Everything that reaches the outbox's loop: chunks, the sealer's outcomes, timer firings.
+    nonisolated let input: HandOffQueue<OutboxInput>
     var journalDescriptor: Int32 = -1
-    /// Whether the journal file holds every record of the open batch so far.
-    var journalIsComplete = true
-    var sealTimer: Task<Void, Never>?
+    /// Seals a partial batch `policy.maxAge` after its first event.
+    let sealTimer: MessageTimer<OutboxInput>
 
     /// What is stored: the sealed and set-aside batches and the caps' decisions, as a value.
     var queue = OutboxQueue()
     /// Queues the set-aside batches again after ``setAsideRetryInterval``; one at a time.
-    var setAsideRetryTimer: Task<Void, Never>?
+    let setAsideRetryTimer: MessageTimer<OutboxInput>
 
-    // Events since the last commit, for the watermark and the counters.
-    var uncommittedEvents = 0
-    /// Their estimated memory, released from the intake's backlog with them.
-    var uncommittedCost = 0
-    /// Events of the open batch committed while its journal was not whole on disk (a failed
-    /// write, or no folder): not under the watermark yet.
-    var undurableOpenEvents = 0
-    /// Events of the open batch that were under the watermark in a journal whose area was
-    /// deleted (``ensureAreaIsOurs()``): in memory only until the journal is rewritten.
-    var openEventsOffDisk = 0
-    var uncommittedLatestID: UUID?
-    /// The outbox's events the counters show as `pendingInMemory` (``updateCounters(_:)``).
-    var heldEventsCounted = 0
+    /// Everything the outbox decides by rule, as one value (``OutboxState``): the open batch,
+    /// the group commit and watermark, the seals in flight, the storage retry, the disk-trouble
+    /// episodes, the crash records.
+    var state = OutboxState()
 
-    /// Whether the outbox runs without its folder for a reason that may pass (it could not be
-    /// made or locked, or its area was deleted), so it tries again. Never for a folder it
-    /// distrusts, nor with none configured.
-    var retriesStorage = false
-    /// When the storage folder is tried again while the outbox runs without one.
-    var storageRetry = StorageRetrySchedule()
-    /// The next try of the storage folder; one at a time, weakly holding the actor.
-    var storageRetryTimer: Task<Void, Never>?
-    /// Set while an area is being taken, so that the writes of that recovery do not check
-    /// (and take) the area again.
-    var isTakingStorage = false
-
-    // One log line per episode.
-    var diskTroubleLogged = false
+    /// The next try of the storage folder; one at a time.
+    let storageRetryTimer: MessageTimer<OutboxInput>
+    /// One log line per episode of vanished batch files.
     var vanishedFileLogged = false
-
-    /// Whether this launch is the folder's first; read once, at the first `app_launched`.
-    var isFirstLaunch: Bool?
     /// Sessions found at launch, ended once the pipeline is running.
     var leftoverSessions: [SessionRules.Session] = []
-    /// Tasks waiting for a number of seals (tests, and `flush` once the uploader lands).
-    var sealWaiters = ThresholdWaiters()
-    /// The ids of `app_crashed` events appended and not yet matched by their record.
-    var appendedCrashEventIDs: Set<UUID> = []
-    /// Crash records whose events are appended, deleted once those are on disk.
-    var crashRecordsAwaitingDisk: [CrashRecordFile] = []
+    /// Tasks waiting for a number of seals (tests).
+    var sealWaiters = Waiters()
 
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
-        sealer: SealerChannel? = nil, owner: AreaOwner? = nil, executor: ThreadExecutor
+        input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil, executor: ThreadExecutor
     ) {
         self.sealer = sealer
+        self.input = input
+        let post: @Sendable (OutboxInput) -> Void = { input.push($0) }
+        sealTimer = MessageTimer(clock: clock, post: post)
+        setAsideRetryTimer = MessageTimer(clock: clock, post: post)
+        storageRetryTimer = MessageTimer(clock: clock, post: post)
         self.owner = owner
         self.autocapture = autocapture
         layout = directory.map(OutboxLayout.init(root:))
@@ -129,6 +103,7 @@ actor OutboxActor {
     /// Blocks the calling thread (never one of the pool's) until at least `target` events have
     /// been written, or `timeout` passes. For tests and crash-test children on their own threads.
     /// - Returns: Whether the watermark got there.
+    @available(*, noasync, message: "Blocks the calling thread; await the pipeline's barriers instead.")
     nonisolated func blockUntilWatermark(atLeast target: Int, timeout: DispatchTime) -> Bool {
         let signal = DispatchSemaphore(value: 0)
         let reached: Bool = watermarkWaiters.withLock { waiters in
@@ -142,8 +117,6 @@ actor OutboxActor {
     /// Tells the uploader every change to the queue of sealed batches; set before `run`, nil
     /// when the uploader does not run.
     var feed: BatchFeed?
-    /// Whether this operation handed the sealer a journal: it is woken at the operation's end.
-    var sealerWakeDue = false
     /// Changes to the queue made by the operation under way, posted together at its end
     /// (``endOperation()``), in order.
     var unpostedChanges: [BatchFeed.Change] = []
@@ -155,10 +128,10 @@ actor OutboxActor {
     func endOperation() {
         publishRoom()
         // Whatever moved between memory and disk in this operation, the counters say where.
-        if heldInMemoryEvents != heldEventsCounted { updateCounters() }
-        if sealerWakeDue {
-            sealerWakeDue = false
-            sealer?.jobs.wake()
+        if heldInMemoryEvents != state.heldEventsCounted { updateCounters() }
+        if state.sealerWakeDue {
+            state.sealerWakeDue = false
+            sealer.jobs.wake()
         }
         guard !unpostedChanges.isEmpty else { return }
         // The joins of a run are gathered in one array, appended to in place: rebuilding the
@@ -185,12 +158,12 @@ actor OutboxActor {
         self.feed = feed
     }
 
-    /// Recovers the folder, then writes what arrives on `input` until it finishes. The area
+    /// Recovers the folder, then handles what arrives on ``input`` until it finishes. The area
     /// stays held afterwards, for the uploader's last send; ``close()`` gives it back.
     ///
-    /// Each wake-up takes every chunk waiting and the sealer's outcomes: a wake-up comes for a
-    /// new chunk after an idle moment, and for every group the sealer finishes.
-    func run(input: HandOffQueue<[PipelineItem]>) async {
+    /// Each step of the loop takes every message waiting (chunks, the sealer's outcomes, timer
+    /// firings) and handles them as one pass (``handle(_:)-([OutboxInput])``).
+    func run() async {
         recoverAtLaunch()
         endLeftoverSessions(leftoverSessions)
         leftoverSessions = []
@@ -204,26 +177,17 @@ actor OutboxActor {
         // Leftovers reach the uploader through the feed; it sends nothing while collection is
         // off, so an opted-out launch sends not a byte.
         endOperation()
-        for await _ in input.wakeUps {
-            while true {
-                // The test gate holds the writer before it looks at the queue, so what waits
-                // behind a held chunk is seen when the gate opens.
-                if let gate { await gate.pass() }
-                // Every chunk that arrived during the last pass is written with one `write(2)`
-                // per batch (a chunk's own commit only where it holds a barrier or an opt-out).
-                // A wake-up with no chunk brings the sealer's outcomes.
-                let chunks = input.takeAll()
-                for chunk in chunks { handle(chunk) }
-                if !chunks.isEmpty { commit() }
-                applySealOutcomes()
-                discardCrashRecordsOnDisk()
-                endOperation()
-                if chunks.isEmpty { break }
-                // The written events are freed on the sealer's thread (see `SealerJob.discard`).
-                sealer?.handQuietly(.discard(chunks))
+        for await messages in input {
+            // The test gate holds the writer before it handles what it took; what arrived during
+            // the hold joins this pass, as it would have if the gate had held the look itself.
+            if let gate {
+                await gate.pass()
+                handle(messages + input.takeAll())
+            } else {
+                handle(messages)
             }
         }
-        sealTimer?.cancel()
+        sealTimer.cancel()
         commit()
         finishSeals()
         endOperation()
@@ -243,17 +207,60 @@ actor OutboxActor {
     /// what is left.
     func close() {
         defer { endOperation() }
-        sealTimer?.cancel()
-        setAsideRetryTimer?.cancel()
+        sealTimer.cancel()
+        setAsideRetryTimer.cancel()
         // The last moment the events held in memory can reach the disk for the next launch.
         retryStorage()
-        storageRetryTimer?.cancel()
+        storageRetryTimer.cancel()
         commit()
         finishSeals()
         discardCrashRecordsOnDisk()
         giveUpCrashRecords(discard: false)
         closeJournal()
         releaseArea()
+    }
+
+    /// One pass of the loop: every chunk's events join the open batch and are written with one
+    /// `write(2)` per batch (a chunk's own commit only where it holds a barrier or an opt-out);
+    /// then the sealer's outcomes queue the batches it made durable, and the timers that fired
+    /// act. The operation ends once, for the whole pass (``endOperation()``).
+    func handle(_ messages: [OutboxInput]) {
+        var chunks: [[PipelineItem]] = []
+        var outcomes: [SealOutcome] = []
+        var timers: [(OutboxTimerKind, Int)] = []
+        for message in messages {
+            switch message {
+            case .chunk(let chunk):
+                handle(chunk)
+                chunks.append(chunk)
+            case .sealed(let sealed):
+                outcomes += sealed
+            case .timer(let kind, let generation):
+                timers.append((kind, generation))
+            }
+        }
+        if !chunks.isEmpty { commit() }
+        applySealOutcomes(outcomes)
+        for (kind, generation) in timers { timerFired(kind, generation: generation) }
+        discardCrashRecordsOnDisk()
+        endOperation()
+        // The written events are freed on the sealer's thread (see `SealerJob.discard`).
+        if !chunks.isEmpty { sealer.handQuietly(.discard(chunks)) }
+    }
+
+    /// A timer's firing, if it is still the current one (not replaced or cancelled since).
+    private func timerFired(_ kind: OutboxTimerKind, generation: Int) {
+        switch kind {
+        case .seal:
+            guard sealTimer.fired(generation) else { return }
+            sealTimerFired()
+        case .setAsideRetry:
+            guard setAsideRetryTimer.fired(generation) else { return }
+            setAsideRetryFired()
+        case .storageRetry:
+            guard storageRetryTimer.fired(generation) else { return }
+            retryStorage()
+        }
     }
 
     /// Journals one chunk: its events join the open batch, to be written by the next
@@ -288,64 +295,52 @@ actor OutboxActor {
         let payload: [UInt8]
         if event.origin == .autocaptured, event.name == "app_launched", event.properties["is_first_launch"] == nil {
             // Only the outbox knows its folder's history; the flag is filled in here.
-            isFirstLaunch = isFirstLaunch ?? takeFirstLaunchFlag()
+            state.isFirstLaunch = state.isFirstLaunch ?? takeFirstLaunchFlag()
             var flagged = event
-            flagged.properties["is_first_launch"] = .bool(isFirstLaunch ?? false)
+            flagged.properties["is_first_launch"] = .bool(state.isFirstLaunch ?? false)
             payload = EventEncoder.encode(flagged)
         } else {
             payload = EventEncoder.encode(event)
         }
-        guard SealedBatch.bodyBytes(payloadBytes: payload.count, count: 1) <= policy.maxBodyBytes else {
+        switch state.admission(payloadBytes: payload.count, policy: policy) {
+        case .tooLarge:
             problemLog.reportTooLarge(name: event.name, bytes: payload.count)
             counters.update { $0.droppedTooLarge += 1 }
             if let ended = intake.release(1, bytes: event.memoryCost) { problemLog.reportBacklogCleared(ended) }
             return
+        case .sealFirst:
+            seal()
+        case .joins:
+            break
         }
-        if event.origin == .autocaptured, event.name == "app_crashed" { appendedCrashEventIDs.insert(event.id) }
-        if open.mustSealBefore(adding: payload.count, policy: policy) { seal() }
-        let (isFirst, isFull) = open.append(payload, policy: policy)
-        if isFirst { startSealTimer() }
-        uncommittedEvents += 1
-        uncommittedCost += event.memoryCost
-        uncommittedLatestID = event.id
-        if isFull { seal() }
+        let placed = state.append(
+            payload, id: event.id, cost: event.memoryCost,
+            isCrash: event.origin == .autocaptured && event.name == "app_crashed", policy: policy
+        )
+        if placed.startsSealTimer { startSealTimer() }
+        if placed.sealsAfter { seal() }
     }
 
     /// Writes the pending records to the journal and moves the watermark and the counters.
     func commit() {
         ensureAreaIsOurs()
-        if !open.unwrittenRecords.isEmpty || !journalIsComplete { writeJournal() }
-        let rewritten = area != nil && journalIsComplete && (undurableOpenEvents > 0 || openEventsOffDisk > 0)
-        guard uncommittedEvents > 0 else {
-            // A rewrite with no new event (a folder taken late) puts the held ones on disk.
-            if rewritten {
-                let count = undurableOpenEvents
-                undurableOpenEvents = 0
-                openEventsOffDisk = 0
+        if !state.open.unwrittenRecords.isEmpty || !state.journalIsComplete { writeJournal() }
+        // The watermark moves only for records a whole journal file in an area holds (the rule
+        // is ``OutboxState/commit(durable:)``'s).
+        for effect in state.commit(durable: area != nil && state.journalIsComplete) {
+            switch effect {
+            case .advanceWatermark(let count, let latest):
+                advanceWatermark(by: count, latest: latest)
+            case .countWritten(let count):
+                // Counted where they are: in a journal file, or held in memory.
+                updateCounters { $0.pendingOnDisk += count }
+                publishRoom()
+            case .recount:
                 updateCounters()
-                advanceWatermark(by: count, latest: nil)
+            case .releaseBacklog(let count, let bytes):
+                if let ended = intake.release(count, bytes: bytes) { problemLog.reportBacklogCleared(ended) }
             }
-            return
         }
-        let count = uncommittedEvents
-        let cost = uncommittedCost
-        uncommittedEvents = 0
-        uncommittedCost = 0
-        // The watermark promises survival of `kill -9`: it moves only for records the journal
-        // file really holds. Events whose write failed (or with no folder at all) wait in
-        // `undurableOpenEvents` until a rewrite puts the whole open batch on disk, or the batch
-        // they end up in becomes a file.
-        if area != nil && journalIsComplete {
-            advanceWatermark(by: count + undurableOpenEvents, latest: uncommittedLatestID)
-            undurableOpenEvents = 0
-            openEventsOffDisk = 0
-        } else {
-            undurableOpenEvents += count
-        }
-        // Counted where they are: in a journal file, or held in memory.
-        updateCounters { $0.pendingOnDisk += count }
-        publishRoom()
-        if let ended = intake.release(count, bytes: cost) { problemLog.reportBacklogCleared(ended) }
     }
 
     /// Counts `count` more events as written (surviving `kill -9`) and wakes whoever waits for that.
@@ -361,17 +356,14 @@ actor OutboxActor {
 
     /// Logs the first disk failure of an episode; later ones are counted by the episode.
     func reportDiskTrouble(_ error: FileSystemError, doing what: String) {
-        guard !diskTroubleLogged else { return }
-        diskTroubleLogged = true
+        guard state.diskTroubleBegins() else { return }
         let when = area == nil ? "the folder is tried again (within a minute, and at every flush and at shutdown)" : "written when the disk allows"
         logger.error("The outbox could not \(what) (\(error)). Events are kept in memory, within the caps, and \(when).")
     }
 
     /// Called after a disk operation succeeds: ends a trouble episode with one line.
     func diskRecovered() {
-        // A folder taken late says so itself, with what it wrote (``retryStorage()``).
-        guard diskTroubleLogged, !isTakingStorage else { return }
-        diskTroubleLogged = false
+        guard state.diskTroubleEnds() else { return }
         logger.info("The outbox can write again; events held in memory are on disk now.")
     }
 

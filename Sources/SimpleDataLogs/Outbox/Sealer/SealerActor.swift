@@ -37,12 +37,9 @@ actor SealerActor {
 
     /// Does the jobs handed to `channel` until its queue finishes.
     func run(_ channel: SealerChannel) async {
-        for await _ in channel.jobs.wakeUps {
-            while true {
-                let jobs = channel.jobs.takeAll()
-                if jobs.isEmpty { break }
-                channel.finished(jobs.count, outcomes: perform(jobs, for: channel))
-            }
+        // Each step takes every job waiting: the seals among them are one group.
+        for await jobs in channel.jobs {
+            channel.finished(jobs.count, outcomes: perform(jobs, for: channel))
         }
     }
 
@@ -57,6 +54,15 @@ actor SealerActor {
             case .discard, .discardBatches: break // freed with `jobs`, when this group is done
             }
         }
+        // The next journals first, ready before the journal thread needs them (it renames one
+        // into place, no inode to find): two per seal of this group, while the journal thread
+        // goes on writing; the seals' flushes wait that long (tens of microseconds each).
+        if let folder = seals.last?.spareFolder {
+            for _ in 0..<min(channel.sparesWanted, 2 * seals.count) {
+                guard let spare = makeSpare(in: folder) else { break }
+                channel.addSpare(spare)
+            }
+        }
         let outcomes = seal(seals)
         for removal in removals {
             if let folder = removal.spareFolder, channel.wantsSpare, let spare = recycle(removal.path, into: folder) {
@@ -66,6 +72,16 @@ actor SealerActor {
             }
         }
         return outcomes
+    }
+
+    /// Makes a new, empty spare journal in `folder` (the area's `tmp/`, deleted at launch like
+    /// every temporary file).
+    private func makeSpare(in folder: String) -> String? {
+        sparesMade += 1
+        let spare = folder + "/spare-\(sparesMade)"
+        guard let descriptor = try? fileSystem.open(spare, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600) else { return nil }
+        fileSystem.close(descriptor)
+        return spare
     }
 
     /// Empties a retired file, then moves it into `folder` as a spare journal: emptied first, so

@@ -1,18 +1,18 @@
 import Dispatch
 
-/// The link between the outbox (the journal thread) and its sealer: jobs one way, outcomes the
-/// other, and a count of finished jobs that the outbox can wait on.
+/// The link between the outbox (the journal thread) and its sealer: jobs one way (a
+/// ``HandOffQueue`` of ``SealerJob``s), outcomes the other (``OutboxInput/sealed(_:)`` messages
+/// in the outbox's own input), and a count of finished jobs that the outbox can wait on.
 ///
-/// The sealer never waits for the outbox: it leaves its outcomes here and wakes the outbox's
-/// loop, which applies them between chunks. The outbox waits for the sealer only where an
-/// order needs it (a barrier, `flush`, the opt-out, `close`), by blocking its own thread, never
-/// a thread of the cooperative pool. So neither can deadlock the other.
+/// The sealer never waits for the outbox: it posts its outcomes into the outbox's input, which
+/// the outbox's loop drains between chunks. The outbox waits for the sealer only where an order
+/// needs it (a barrier, `flush`, the opt-out, `close`), by blocking its own thread, never a
+/// thread of the cooperative pool. So neither can deadlock the other.
 final class SealerChannel: Sendable {
     private struct State: Sendable {
         var handedOff = 0
         var finished = 0
-        var outcomes: [SealOutcome] = []
-        var waiters = ThresholdWaiters()
+        var waiters = Waiters()
         /// Empty files in the area's `tmp/`, ready to become journals (``takeSpare()``).
         var spares: [String] = []
     }
@@ -20,14 +20,20 @@ final class SealerChannel: Sendable {
     /// How many spare journals the sealer keeps ready: a burst of seals takes one each.
     static let maxSpares = 64
 
-    /// What the sealer takes, in order.
+    /// How many spares the sealer makes fresh (empty new files) after a group of seals when too
+    /// few retired files came back to recycle: the journal thread then never allocates an inode
+    /// for a journal. At batches of 50, creating the journal file (ext4 scanning for a free inode
+    /// past recently deleted ones) was 46% of the journal thread's samples (`perf`, issue 24).
+    static let freshSpares = 64
+
+    /// What the sealer takes, in order; finished by the pipeline after the outbox closes.
     let jobs = HandOffQueue<SealerJob>()
     private let state = Locked(State())
-    /// Wakes the outbox's loop: outcomes are waiting.
-    private let wakeOutbox: @Sendable () -> Void
+    /// The outbox's input, where the outcomes go.
+    private let outbox: HandOffQueue<OutboxInput>
 
-    init(wakeOutbox: @escaping @Sendable () -> Void) {
-        self.wakeOutbox = wakeOutbox
+    init(outbox: HandOffQueue<OutboxInput>) {
+        self.outbox = outbox
     }
 
     // MARK: The outbox's side
@@ -46,15 +52,6 @@ final class SealerChannel: Sendable {
         jobs.pushQuietly(job)
     }
 
-    /// The outcomes of the seals finished since the last call, oldest first.
-    func takeOutcomes() -> [SealOutcome] {
-        state.withLock { state in
-            guard !state.outcomes.isEmpty else { return [] }
-            defer { state.outcomes = [] }
-            return state.outcomes
-        }
-    }
-
     /// An empty spare file to rename into place as the next journal, if the sealer made one.
     func takeSpare() -> String? {
         state.withLock { $0.spares.popLast() }
@@ -66,12 +63,29 @@ final class SealerChannel: Sendable {
     }
 
     /// Blocks the calling thread (the outbox's own) until every job handed off so far is done,
-    /// so that their outcomes are all waiting in ``takeOutcomes()``.
+    /// so that their outcomes are all waiting in the outbox's input.
+    @available(*, noasync, message: "Blocks the calling thread: only the outbox's own thread, in a synchronous step, may wait so.")
     func blockUntilCaughtUp() {
         let semaphore = DispatchSemaphore(value: 0)
         let done: Bool = state.withLock { state in
             guard state.finished < state.handedOff else { return true }
             state.waiters.add(thread: semaphore, for: state.handedOff)
+            return false
+        }
+        guard !done else { return }
+        jobs.wake() // the quiet jobs too, which woke nobody
+        semaphore.wait()
+    }
+
+    /// Blocks the calling thread (the outbox's own) until the sealer finishes at least one more
+    /// group of jobs, or at once when it has none left: the journal's back-pressure, which
+    /// waits for room, not for the sealer to run dry.
+    @available(*, noasync, message: "Blocks the calling thread: only the outbox's own thread, in a synchronous step, may wait so.")
+    func blockUntilProgress() {
+        let semaphore = DispatchSemaphore(value: 0)
+        let done: Bool = state.withLock { state in
+            guard state.finished < state.handedOff else { return true }
+            state.waiters.add(thread: semaphore, for: state.finished + 1)
             return false
         }
         guard !done else { return }
@@ -102,15 +116,18 @@ final class SealerChannel: Sendable {
         state.withLock { $0.spares.append(path) }
     }
 
-    /// Records the end of `count` jobs and their seal outcomes, then wakes the outbox (when
-    /// there are outcomes to apply) and whoever waits for these jobs.
+    /// How many fresh spares to make now to keep ``freshSpares`` ready.
+    var sparesWanted: Int { state.withLock { max(0, Self.freshSpares - $0.spares.count) } }
+
+    /// Records the end of `count` jobs: posts their seal outcomes to the outbox's input first
+    /// (so that whoever sees the jobs counted finds the outcomes there), then counts them and
+    /// resumes whoever waits for them.
     func finished(_ count: Int, outcomes: [SealOutcome]) {
+        if !outcomes.isEmpty { outbox.push(.sealed(outcomes)) }
         let reached = state.withLock { state in
-            state.outcomes += outcomes
             state.finished += count
             return state.waiters.takeReached(state.finished)
         }
-        if !outcomes.isEmpty { wakeOutbox() }
         reached.resume()
     }
 }

@@ -32,6 +32,9 @@ struct JournalSeal: Sendable, Equatable {
     /// The folder that holds the journal's name (synced once per group, so that a journal made
     /// since the last group survives a power loss under its name too).
     var folder: String
+    /// The area's `tmp/`, where the sealer makes empty spare journals after the group, so that
+    /// the journal thread opens the next journal by a rename, never by allocating an inode.
+    var spareFolder: String
 }
 
 /// What became of one ``JournalSeal``.

@@ -3,7 +3,7 @@
 package final class WriterGate: Sendable {
     private struct State: ParksWaiters {
         var isOpen: Bool
-        var waiters = WaiterQueue()
+        var waiters = Waiters()
     }
 
     private let state: Locked<State>

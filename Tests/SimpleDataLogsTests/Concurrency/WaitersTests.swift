@@ -3,10 +3,10 @@ import Testing
 @testable import SimpleDataLogs
 
 @Suite("Concurrency: waiters for a count", .stuckTestLimit)
-struct ThresholdWaitersTests {
+struct WaitersTests {
     @Test("a count takes out exactly the waiters it reaches, tasks and threads alike, each once")
     func reached() async {
-        var waiters = ThresholdWaiters()
+        var waiters = Waiters()
         let (early, late) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         waiters.add(thread: early, for: 5)
         waiters.add(thread: late, for: 50)
@@ -21,7 +21,7 @@ struct ThresholdWaitersTests {
 
     @Test("a task resumes when the count reaches its target")
     func task() async {
-        let waiters = Locked(ThresholdWaiters())
+        let waiters = Locked(Waiters())
         async let resumed: Void = withCheckedContinuation { continuation in
             waiters.withLock { $0.add(task: continuation, for: 3) }
         }

@@ -1,0 +1,27 @@
+/// One message in the outbox's input (a ``HandOffQueue``), drained by its loop in order: the
+/// one way anything reaches the journal thread without an awaited call.
+///
+/// Producers: the sessions stage (``chunk(_:)``), the sealer (``sealed(_:)``), the outbox's own
+/// timers (``timer(_:generation:)``); the uploader's delivery outcomes join as one more case.
+/// Finished by the sessions stage when the intake shuts down (or by shutdown when a middleware
+/// step holds the stages thread); the sealer's outcomes that arrive after that are drained by
+/// `close()`.
+enum OutboxInput: Sendable {
+    /// Items from the sessions stage, in event order.
+    case chunk([PipelineItem])
+    /// What became of journals handed to the sealer, oldest first.
+    case sealed([SealOutcome])
+    /// One of the outbox's timers fired; `generation` tells a stale firing (the timer was
+    /// replaced or cancelled since) from the current one (``MessageTimer/fired(_:)``).
+    case timer(OutboxTimerKind, generation: Int)
+}
+
+/// The outbox's one-shot timers, each a ``MessageTimer`` that posts ``OutboxInput/timer(_:generation:)``.
+enum OutboxTimerKind: Sendable, Equatable {
+    /// Seals a partial batch `SealPolicy.maxAge` after its first event.
+    case seal
+    /// Queues the set-aside batches again (`OutboxActor.setAsideRetryInterval`).
+    case setAsideRetry
+    /// Tries the storage folder again while the outbox runs without one (``StorageRetrySchedule``).
+    case storageRetry
+}
