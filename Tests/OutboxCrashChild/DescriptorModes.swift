@@ -89,7 +89,7 @@ func runDescriptorMode(_ mode: String, _ arguments: [String]) async -> Never {
         client.configure(configuration)
         client.track("e")
         // The first configure's descriptors (area lock, journal, session) all open before the count.
-        _ = client.blockUntilJournaled(atLeast: 1, timeout: .seconds(30))
+        _ = client.blockMainThreadUntilJournaled(atLeast: 1, timeout: .seconds(30))
         let before = openDescriptorCount()
         for _ in 0..<count { client.configure(configuration) }
         let after = openDescriptorCount()
