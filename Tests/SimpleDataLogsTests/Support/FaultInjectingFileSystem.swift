@@ -13,6 +13,10 @@ final class FaultInjectingFileSystem: FileSystem {
         var readFailures: [(fragment: String, code: Int32)] = []
         var renameFailures: [(fragment: String, code: Int32)] = []
         var directoryFailures: [(fragment: String, code: Int32)] = []
+        /// Whole-file reads to hold after their `open(2)` (``holdRead(ofPathContaining:until:)``).
+        var readHolds: [(fragment: String, gate: ThreadGate)] = []
+        /// What each held read returned, in order.
+        var heldReadResults: [[UInt8]] = []
         var writeAttempts = 0
         var flushes: [Flush] = []
         /// Threads waiting for the record to satisfy a condition (``blockUntil(timeout:_:)``).
@@ -30,7 +34,7 @@ final class FaultInjectingFileSystem: FileSystem {
 
     /// One flush or delete the outbox made: which file, how, and on which thread.
     struct Flush: Sendable, Equatable {
-        enum Kind: Sendable, Equatable { case fsync, startWriteback, syncData, driveCache, remove, read, rename, truncate }
+        enum Kind: Sendable, Equatable { case fsync, startWriteback, syncData, driveCache, remove, read, rename, truncate, heldReadReturned }
         var kind: Kind
         var path: String
         /// A rename's new name.
@@ -69,6 +73,14 @@ final class FaultInjectingFileSystem: FileSystem {
     func failRenames(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.renameFailures.append((fragment, code)) } }
     func failCreatingDirectories(containing fragment: String, with code: Int32) { faults.withLock { $0.directoryFailures.append((fragment, code)) } }
     func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, flushes: $0.flushes, waiters: $0.waiters) } }
+    /// Holds the next whole-file read of a path containing `fragment` (made by a thread other
+    /// than the journal's, `sdl.outbox`) between its `open(2)` and its `read(2)`s until `gate`
+    /// opens: the reader then reads whatever the inode holds by then (a truncated, recycled or
+    /// rewritten file), as a read that lost a race with the sealer would. The `.read` record is
+    /// made once the file is open, so a test can wait for it.
+    func holdRead(ofPathContaining fragment: String, until gate: ThreadGate) { faults.withLock { $0.readHolds.append((fragment, gate)) } }
+    /// The bytes each held read returned, in order.
+    var heldReadResults: [[UInt8]] { faults.withLock { $0.heldReadResults } }
     var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
     /// Every flush call, delete, rename, truncate and whole-file read so far, in order, with the
     /// path it named.
@@ -161,6 +173,11 @@ final class FaultInjectingFileSystem: FileSystem {
     }
 
     func read(_ path: String) throws(FileSystemError) -> [UInt8] {
+        let hold: ThreadGate? = faults.withLock { faults in
+            guard Thread.current.name != "sdl.outbox", let index = faults.readHolds.firstIndex(where: { path.contains($0.fragment) }) else { return nil }
+            return faults.readHolds.remove(at: index).gate
+        }
+        if let hold { return try heldRead(path, until: hold) }
         let (failure, met) = faults.withLock { faults in
             (faults.readFailures.first { path.contains($0.fragment) }, faults.record(Flush(kind: .read, path: path)))
         }
@@ -169,6 +186,28 @@ final class FaultInjectingFileSystem: FileSystem {
             throw FileSystemError(code: failure.code, operation: "read", path: path)
         }
         return try real.read(path)
+    }
+
+    /// A whole-file read held between its `open(2)` and its `read(2)`s (``holdRead(ofPathContaining:until:)``).
+    private func heldRead(_ path: String, until gate: ThreadGate) throws(FileSystemError) -> [UInt8] {
+        let descriptor = try real.open(path, flags: O_RDONLY, mode: 0)
+        defer { real.close(descriptor) }
+        faults.withLock { $0.record(Flush(kind: .read, path: path)) }.forEach { $0.signal() }
+        gate.blockWhileClosed()
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 { result.append(contentsOf: chunk[0..<count]); continue }
+            if count == 0 {
+                faults.withLock { faults in
+                    faults.heldReadResults.append(result)
+                    return faults.record(Flush(kind: .heldReadReturned, path: path))
+                }.forEach { $0.signal() }
+                return result
+            }
+            if errno != EINTR { throw FileSystemError(code: errno, operation: "read", path: path) }
+        }
     }
 
     func tryLock(_ descriptor: Int32) -> Bool { SpawnGate.withNoSpawnInFlight { real.tryLock(descriptor) } }

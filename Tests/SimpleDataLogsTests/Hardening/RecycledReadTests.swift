@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// Issue 24, item 1: the uploader reads a sealed batch's file while the caps evict that batch,
+/// the sealer empties its file into a spare journal (truncate, rename into `tmp/`), and the
+/// journal thread makes the spare its next journal and writes to it. A read that opened the file
+/// before all that reads the inode afterwards: empty, or another batch's records. Nothing sent
+/// may differ from what was sealed under the id it is sent as.
+@Suite("Hardening: a batch file recycled under a read is never sent under the evicted batch's id", .stuckTestLimit)
+struct RecycledReadTests {
+    @Test("a read-ahead held open across eviction, recycling and the spare's reuse as a journal: nothing sent differs from what was sealed under its id, and no evicted event counts as delivered")
+    func readAcrossRecycling() async throws {
+        let files = FaultInjectingFileSystem()
+        try await withDelivery(faults: files.injection, adjust: {
+            $0.batchSize = 1
+            $0.maxConcurrentRequests = 1
+            $0.limits.outboxFiles = 3
+            // The held answer may wait long on a loaded machine: URLSession's own backstop must
+            // not end it first.
+            $0.requestTimeout = .seconds(600)
+        }) { delivery in
+            let outbox = try #require(delivery.client.pipeline?.outbox)
+            // Offline while the first two batches are sealed, so their names are known before the
+            // uploader's first pass: batch 0 goes, batch 1 is read while batch 0 is in flight.
+            delivery.client.setOffline(true)
+            delivery.track(0..<2)
+            await delivery.test.drain()
+            await outbox.waitUntilSealed(atLeast: 2)
+            let sealed = await outbox.sealedBatches
+            try #require(sealed.count == 2)
+            let second = sealed[1].fileName
+            let readHeld = ThreadGate(isOpen: false)
+            files.holdRead(ofPathContaining: second, until: readHeld)
+            delivery.ingest.script([.heldUntilReleased])
+            delivery.client.setOffline(false)
+            let opened = try await onOwnThread {
+                files.blockUntil(timeout: .after(.seconds(60))) { record in
+                    record.contains { $0.kind == .read && $0.path.hasSuffix(second) && $0.thread != "sdl.outbox" }
+                }
+            }
+            // (The held read holds the uploader's thread, where its requests start too: batch 0's
+            // request may leave only once the read is let go.)
+            try #require(opened, "batch 1's file is open for reading, off the journal's thread; the read is held")
+
+            // The caps (3 files) evict batches 0 and 1; the sealer empties batch 1's file and
+            // moves it into tmp/ as a spare.
+            delivery.track(2..<5)
+            await delivery.test.drain()
+            let recycled = try await onOwnThread {
+                files.blockUntil(timeout: .after(.seconds(60))) { record in
+                    record.contains { $0.kind == .truncate && $0.path.hasSuffix(second) }
+                        && record.contains { $0.kind == .rename && $0.path.hasSuffix(second) && $0.destination?.contains("/tmp/spare-") == true }
+                }
+            }
+            try #require(recycled, "batch 1 was evicted and its file recycled as a spare while the read was open")
+            let spare = try #require(files.flushes.first { $0.kind == .rename && $0.path.hasSuffix(second) }?.destination)
+            // The journal thread takes the newest spare as its next journal and writes new events
+            // to it: batch 1's, unless a later eviction made a newer one first.
+            var next = 5
+            while !files.flushes.contains(where: { $0.kind == .rename && $0.path == spare }), next < 12 {
+                delivery.track(next..<(next + 1))
+                await delivery.test.drain()
+                next += 1
+            }
+
+            // The read now sees what the inode holds: not batch 1.
+            readHeld.open()
+            let heldRead = try await onOwnThread { () -> [UInt8]? in
+                _ = files.blockUntil(timeout: .after(.seconds(60))) { record in record.contains { $0.kind == .heldReadReturned } }
+                return files.heldReadResults.first
+            }
+            // The interleaving happened: the bytes the reader got are not batch 1's (another
+            // batch's records, when the spare became a journal; else nothing).
+            let read = BatchFile.decode(try #require(heldRead, "the held read returned"))
+            #expect(read.payloads.count != 1 || !String(decoding: read.payloads[0], as: UTF8.self).contains(#""seq":1}"#), "the held read saw the recycled inode")
+            #expect(await delivery.ingest.waitForRequests(count: 1), "batch 0 is on its way; its answer waits")
+            delivery.ingest.releaseHeldAnswers()
+            for _ in 0..<4 where delivery.client.counters.pending > 0 { await delivery.client.flush() }
+
+            // Nothing sent under an id differs from what was sealed under it: batch k holds event k.
+            let sentUnder = Self.seqsByBatch(delivery.ingest.requests)
+            #expect(sentUnder[EventEncoder.lowercaseString(sealed[1].id)].map { $0 == [[1]] } ?? true, "batch 1 went as sealed, or not at all: \(sentUnder)")
+            for (id, contents) in sentUnder {
+                #expect(Set(contents).count == 1 && contents.allSatisfy { $0.count == 1 }, "batch \(id) went with one event each time: \(contents)")
+            }
+            let counters = delivery.client.counters
+            #expect(counters.delivered == delivery.deliveredSeqs.count, "only events the ingest has count as delivered: \(counters)")
+            #expect(counters.delivered + counters.evictedByCaps == next && counters.isBalanced, "\(counters)")
+        }
+    }
+
+    /// The `seq`s of each request's events, by its `SDL-Batch-ID`, one list per request.
+    static func seqsByBatch(_ requests: [RecordedRequest]) -> [String: [[Int]]] {
+        var result: [String: [[Int]]] = [:]
+        for request in requests {
+            guard let id = request.batchID?.lowercased() else { continue }
+            let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+            let events = object?["events"] as? [[String: Any]] ?? []
+            let seqs = events.compactMap { ($0["props"] as? [String: Any])?["seq"] as? Int }
+            result[id, default: []].append(seqs)
+        }
+        return result
+    }
+}
