@@ -91,6 +91,109 @@ struct RecycledReadTests {
         }
     }
 
+    @Test("the same race inside one operation of the journal thread (the caps evict at a barrier, the sealer recycles at the next, the spare becomes the next journal), with the eviction not yet posted to the uploader: the bytes read are not sent under the evicted batch's id")
+    func readAcrossRecyclingWithinOneOperation() async throws {
+        let files = FaultInjectingFileSystem()
+        let stagesHeld = ThreadGate(isOpen: false)
+        // Event 2 holds the stages, so that events 3 to 6 and two barriers reach the journal
+        // thread as one chunk, handled in one operation.
+        let holdAtTwo = EventMiddleware("hold at event 2") { event in
+            if event.properties["seq"] == .int(2) { stagesHeld.blockWhileClosed() }
+            return .keep
+        }
+        try await withDelivery(faults: files.injection, adjust: {
+            $0.batchSize = 1
+            $0.maxConcurrentRequests = 1
+            $0.limits.outboxFiles = 3
+            $0.requestTimeout = .seconds(600)
+            $0.middleware = [holdAtTwo]
+        }) { delivery in
+            let outbox = try #require(delivery.client.pipeline?.outbox)
+            delivery.client.setOffline(true)
+            delivery.track(0..<2)
+            await delivery.test.drain()
+            await outbox.waitUntilSealed(atLeast: 2)
+            let sealed = await outbox.sealedBatches
+            try #require(sealed.count == 2)
+            let second = sealed[1].fileName
+            let readHeld = ThreadGate(isOpen: false)
+            files.holdRead(ofPathContaining: second, until: readHeld)
+            delivery.ingest.script([.heldUntilReleased])
+            delivery.client.setOffline(false)
+            let opened = try await onOwnThread {
+                files.blockUntil(timeout: .after(.seconds(60))) { record in
+                    record.contains { $0.kind == .read && $0.path.hasSuffix(second) && $0.thread != "sdl.outbox" }
+                }
+            }
+            try #require(opened, "batch 1's file is open for reading; the read is held")
+
+            delivery.track(2..<3)
+            let stagesStopped = try await onOwnThread { stagesHeld.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
+            try #require(stagesStopped)
+            delivery.track(3..<5)
+            // At the first barrier the caps evict batches 0 and 1 (five files, a cap of three)
+            // and hand their files to the sealer; the second waits for the sealer, which has
+            // emptied them into spares by then; events 5 and 6 each take one as their journal.
+            delivery.client.intake.enqueue(.barrier(Barrier()))
+            delivery.client.intake.enqueue(.barrier(Barrier()))
+            delivery.track(5..<7)
+            let journalHeld = ThreadGate(isOpen: false)
+            files.holdRename(ofPathContaining: "/tmp/spare-", skipping: 1, until: journalHeld)
+            stagesHeld.open()
+            // The journal thread is held at its second spare, in the same operation: batch 1's
+            // inode is event 5's journal now, and the eviction is not posted yet.
+            let inOperation = try await onOwnThread {
+                files.blockUntil(timeout: .after(.seconds(60))) { record in
+                    record.filter { $0.kind == .rename && $0.path.contains("/tmp/spare-") && $0.thread == "sdl.outbox" }.count == 2
+                }
+            }
+            try #require(inOperation, "the journal thread took two spares in one operation")
+            let spare = try #require(files.flushes.first { $0.kind == .rename && $0.path.hasSuffix(second) }?.destination)
+            #expect(files.flushes.contains { $0.kind == .rename && $0.path == spare && $0.thread == "sdl.outbox" }, "batch 1's file became a journal")
+
+            readHeld.open()
+            let heldRead = try await onOwnThread { () -> [UInt8]? in
+                _ = files.blockUntil(timeout: .after(.seconds(60))) { record in record.contains { $0.kind == .heldReadReturned } }
+                return files.heldReadResults.first
+            }
+            let read = BatchFile.decode(try #require(heldRead, "the held read returned"))
+            #expect(read.headerIDs != [EventEncoder.lowercaseString(sealed[1].id)], "the held read saw another journal: \(read.headerIDs)")
+            #expect(await delivery.ingest.waitForRequests(count: 1), "batch 0 is on its way; its answer waits")
+            delivery.ingest.releaseHeldAnswers()
+            // With batch 0 answered, the uploader goes on while the journal thread is still held:
+            // it sends batch 1 (from what it read) or reads batch 1 again (the copy read did not
+            // hold batch 1). Before issue 24 it waited for the journal thread to hear the answer,
+            // so neither happened here, and this bounded wait ran out: the finding, see the report.
+            let uploaderWentOn = await withTaskGroup(of: Bool.self) { group in
+                group.addTask { await delivery.ingest.waitForRequests(count: 2, timeout: .seconds(30)) }
+                group.addTask {
+                    (try? await onOwnThread {
+                        files.blockUntil(timeout: .after(.seconds(30))) { record in
+                            record.filter { $0.kind == .read && $0.path.hasSuffix(second) && $0.thread != "sdl.outbox" }.count >= 2
+                        }
+                    }) ?? false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            #expect(uploaderWentOn, "the uploader went on with the journal thread held")
+            journalHeld.open()
+            for _ in 0..<4 where delivery.client.counters.pending > 0 { await delivery.client.flush() }
+
+            let sentUnder = Self.seqsByBatch(delivery.ingest.requests)
+            #expect(sentUnder[EventEncoder.lowercaseString(sealed[1].id)].map { $0 == [[1]] } ?? true, "batch 1 went as sealed, or not at all: \(sentUnder)")
+            for (id, contents) in sentUnder {
+                #expect(Set(contents).count == 1 && contents.allSatisfy { $0.count == 1 }, "batch \(id) went with one event each time: \(contents)")
+            }
+            let seqs = sentUnder.values.compactMap { $0.first?.first }
+            #expect(seqs.count == Set(seqs).count, "no event went under two ids: \(sentUnder)")
+            let counters = delivery.client.counters
+            #expect(counters.delivered == delivery.deliveredSeqs.count, "only events the ingest has count as delivered: \(counters)")
+            #expect(counters.delivered + counters.evictedByCaps == 7 && counters.isBalanced, "\(counters)")
+        }
+    }
+
     /// The `seq`s of each request's events, by its `SDL-Batch-ID`, one list per request.
     static func seqsByBatch(_ requests: [RecordedRequest]) -> [String: [[Int]]] {
         var result: [String: [[Int]]] = [:]

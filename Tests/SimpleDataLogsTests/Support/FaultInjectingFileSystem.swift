@@ -17,6 +17,8 @@ final class FaultInjectingFileSystem: FileSystem {
         var readHolds: [(fragment: String, gate: ThreadGate)] = []
         /// What each held read returned, in order.
         var heldReadResults: [[UInt8]] = []
+        /// Renames to hold before they happen (``holdRename(ofPathContaining:skipping:until:)``).
+        var renameHolds: [(fragment: String, skip: Int, gate: ThreadGate)] = []
         var writeAttempts = 0
         var flushes: [Flush] = []
         /// Threads waiting for the record to satisfy a condition (``blockUntil(timeout:_:)``).
@@ -79,6 +81,13 @@ final class FaultInjectingFileSystem: FileSystem {
     /// rewritten file), as a read that lost a race with the sealer would. The `.read` record is
     /// made once the file is open, so a test can wait for it.
     func holdRead(ofPathContaining fragment: String, until gate: ThreadGate) { faults.withLock { $0.readHolds.append((fragment, gate)) } }
+    /// Holds a later rename of a path containing `fragment` (the one after `skip` such renames)
+    /// before it happens, on whatever thread makes it, until `gate` opens: the outbox can be
+    /// stopped in the middle of an operation, after the changes it made but before it posts
+    /// them. The `.rename` record is made when the hold starts, so a test can wait for it.
+    func holdRename(ofPathContaining fragment: String, skipping skip: Int, until gate: ThreadGate) {
+        faults.withLock { $0.renameHolds.append((fragment, skip, gate)) }
+    }
     /// The bytes each held read returned, in order.
     var heldReadResults: [[UInt8]] { faults.withLock { $0.heldReadResults } }
     var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
@@ -146,10 +155,19 @@ final class FaultInjectingFileSystem: FileSystem {
     func close(_ descriptor: Int32) { real.close(descriptor) }
 
     func rename(_ from: String, to: String) throws(FileSystemError) {
+        let hold: ThreadGate? = faults.withLock { faults in
+            guard let index = faults.renameHolds.firstIndex(where: { from.contains($0.fragment) }) else { return nil }
+            if faults.renameHolds[index].skip > 0 {
+                faults.renameHolds[index].skip -= 1
+                return nil
+            }
+            return faults.renameHolds.remove(at: index).gate
+        }
         let (code, met) = faults.withLock { faults in
             (faults.renameError ?? faults.renameFailures.first { from.contains($0.fragment) }?.code, faults.record(Flush(kind: .rename, path: from, destination: to)))
         }
         met.forEach { $0.signal() }
+        hold?.blockWhileClosed()
         if let code { throw FileSystemError(code: code, operation: "rename", path: from) }
         try real.rename(from, to: to)
     }

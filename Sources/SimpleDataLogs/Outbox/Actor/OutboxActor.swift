@@ -139,14 +139,17 @@ actor OutboxActor {
         return reached || signal.wait(timeout: timeout) == .success
     }
 
-    /// Tells the uploader every change to the queue of sealed batches; set before `run`, nil
-    /// when the uploader does not run.
-    var feed: BatchFeed?
+    /// Tells the uploader every change to the queue of sealed batches it did not cause itself;
+    /// set before `run`, nil when the uploader does not run.
+    var uploaderInput: HandOffQueue<UploaderInput>?
+    /// What the uploader did with batches (``DeliveryOutcome``), drained at each wake-up of
+    /// ``run(input:)`` and at each flush (``applyDeliveryOutcomes()``).
+    var deliveryOutcomes: HandOffQueue<DeliveryOutcome>?
     /// Whether this operation handed the sealer a journal: it is woken at the operation's end.
     var sealerWakeDue = false
     /// Changes to the queue made by the operation under way, posted together at its end
     /// (``endOperation()``), in order.
-    var unpostedChanges: [BatchFeed.Change] = []
+    var unpostedChanges: [BatchQueueChange] = []
 
     /// Ends an operation (a pass over the chunks, a flush's seal, a timer seal, recovery, an
     /// uploader call): wakes the sealer once for the journals this operation sealed, so that
@@ -164,7 +167,7 @@ actor OutboxActor {
         // The joins of a run are gathered in one array, appended to in place: rebuilding the
         // change at every join copied the run each time, quadratic in the batches a launch
         // recovers (issue 23).
-        var changes: [BatchFeed.Change] = []
+        var changes: [BatchQueueChange] = []
         var joined: [StoredBatch] = []
         for change in unpostedChanges {
             switch change {
@@ -178,17 +181,19 @@ actor OutboxActor {
         }
         if !joined.isEmpty { changes.append(.joined(joined)) }
         unpostedChanges.removeAll()
-        feed?.post(changes)
+        uploaderInput?.push(.queue(changes, batchesFolder: area?.batchesFolder))
     }
 
-    func attach(feed: BatchFeed) {
-        self.feed = feed
+    /// Links the uploader: its input (the queue's changes) and its outcomes (drained here).
+    func attach(uploader input: HandOffQueue<UploaderInput>, outcomes: HandOffQueue<DeliveryOutcome>) {
+        uploaderInput = input
+        deliveryOutcomes = outcomes
     }
 
     /// Recovers the folder, then writes what arrives on `input` until it finishes. The area
     /// stays held afterwards, for the uploader's last send; ``close()`` gives it back.
     ///
-    /// Each wake-up takes every chunk waiting and the sealer's outcomes: a wake-up comes for a
+    /// Each wake-up takes every chunk waiting, the sealer's outcomes and the uploader's: a wake-up comes for a
     /// new chunk after an idle moment, and for every group the sealer finishes.
     func run(input: HandOffQueue<[PipelineItem]>) async {
         recoverAtLaunch()
@@ -216,6 +221,7 @@ actor OutboxActor {
                 for chunk in chunks { handle(chunk) }
                 if !chunks.isEmpty { commit() }
                 applySealOutcomes()
+                _ = applyDeliveryOutcomes()
                 discardCrashRecordsOnDisk()
                 endOperation()
                 if chunks.isEmpty { break }
@@ -381,8 +387,8 @@ actor OutboxActor {
         await withCheckedContinuation { sealWaiters.add(task: $0, for: count) }
     }
 
-    /// The sealed batches, oldest first: what tests look at (the uploader learns them from the
-    /// ``BatchFeed``).
+    /// The sealed batches, oldest first: what tests look at (the uploader learns them from its
+    /// ``UploaderInput``).
     var sealedBatches: [StoredBatch] { Array(queue.sealed) }
 
     /// Kills the process at `point` when a crash test asked for it.

@@ -67,8 +67,11 @@ where Instant.Duration == Duration {
     /// Multiplies every backoff delay; 1 in production, smaller in `sdl demo`.
     let backoffScale: Double
 
-    /// The outbox's sealed batches, oldest first, as the ``BatchFeed`` told them.
+    /// The outbox's sealed batches, oldest first, as its ``UploaderInput/queue(_:batchesFolder:)`` told them.
     private(set) var queue = BatchQueue()
+    /// Batches the outbox is splitting (a 413): not sent again until its answer comes back
+    /// (``splitEnded(_:halves:)``).
+    private(set) var splitting: Set<UUID> = []
     private(set) var backoff = Backoff()
     /// How many failures the backoff has counted, ever (a 202 does not reset it). A request
     /// carries the value from when it left (``answered(_:attempt:batch:sentAt:sentInRound:now:elapsed:wallNow:)``):
@@ -136,7 +139,7 @@ where Instant.Duration == Duration {
     /// Applies what the outbox posted: batches that joined its queue go where their age puts
     /// them (a batch already known is not added twice); batches that left it are forgotten, with
     /// their failures.
-    mutating func apply(_ changes: [BatchFeed.Change]) {
+    mutating func apply(_ changes: [BatchQueueChange]) {
         for change in changes {
             switch change {
             case .joined(let batches):
@@ -168,12 +171,12 @@ where Instant.Duration == Duration {
     /// front): a round is asked for at every free place, and the queue may hold 100,000 batches.
     func nextRound(tried: Set<UUID>) -> [StoredBatch] {
         var round: [StoredBatch] = []
-        for batch in queue where !tried.contains(batch.id) && !demoted.contains(batch.id) {
+        for batch in queue where !tried.contains(batch.id) && !demoted.contains(batch.id) && !splitting.contains(batch.id) {
             round.append(batch)
             if round.count == maxConcurrentRequests { return round }
         }
         guard !demoted.isEmpty else { return round }
-        for batch in queue where !tried.contains(batch.id) && demoted.contains(batch.id) {
+        for batch in queue where !tried.contains(batch.id) && demoted.contains(batch.id) && !splitting.contains(batch.id) {
             round.append(batch)
             if round.count == maxConcurrentRequests { break }
         }
@@ -285,6 +288,7 @@ where Instant.Duration == Duration {
             return Step(actions: actions, passGoesOn: false)
 
         case .split:
+            splitting.insert(batch.id)
             return Step(actions: [.split(batch.id)], passGoesOn: true)
 
         case .dropTooLarge:
@@ -352,10 +356,23 @@ where Instant.Duration == Duration {
     /// in the queue), or nil when the disk refused them (logged by the outbox). A refused split keeps the parent queued and retries later
     /// under the local-fault backoff; the batches behind it go on.
     mutating func splitEnded(_ batch: StoredBatch, halves: (StoredBatch, StoredBatch)?) -> [Action] {
+        splitting.remove(batch.id)
         guard let (left, right) = halves else { return localRetry() }
         forget(batch.id)
         apply([.joined([left, right])])
         return [.publish(.split(batchID: batch.id, into: [left.id, right.id]))]
+    }
+
+    /// The outbox's answer to a split, by the parent's id (``UploaderInput/splitEnded(parent:halves:)``);
+    /// nothing when the parent is no longer queued (evicted meanwhile).
+    mutating func splitEnded(parent id: UUID, halves: [StoredBatch]?) -> [Action] {
+        guard let parent = queue.batch(id) else {
+            splitting.remove(id)
+            if let halves { apply([.joined(halves)]) }
+            return []
+        }
+        if let halves, halves.count == 2 { return splitEnded(parent, halves: (halves[0], halves[1])) }
+        return splitEnded(parent, halves: nil)
     }
 
     // MARK: Helpers
@@ -436,6 +453,7 @@ where Instant.Duration == Duration {
     /// queue and has no failures to count.
     private mutating func forget(_ id: UUID) {
         queue.remove(id)
+        splitting.remove(id)
         failuresByBatch[id] = nil
         demoted.remove(id)
     }
