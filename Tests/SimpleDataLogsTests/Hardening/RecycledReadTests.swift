@@ -194,6 +194,37 @@ struct RecycledReadTests {
         }
     }
 
+    @Test("a batch file whose header names another batch (a copy left in the folder) is never sent under its own name's id: one line, counted, the file kept")
+    func copiedFileNotSentUnderItsName() async throws {
+        let directory = TemporaryDirectory()
+        let ingest = try LocalIngest()
+        defer { ingest.stop() }
+        // A first run, offline, seals two batches and leaves them for the next (same key and
+        // endpoint, so it adopts them).
+        let first = TestClient(directory: directory, endpoint: ingest.endpoint, adjust: { $0.batchSize = 1 })
+        first.client.setOffline(true)
+        for seq in 0..<2 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await first.drain()
+        await shutDown(first.client)
+        let batches = directory.path + "/areas/a0/batches"
+        let names = try FileManager.default.contentsOfDirectory(atPath: batches).filter { $0.hasSuffix(".batch") }.sorted()
+        try #require(names.count == 2)
+        // Batch 0's bytes under a new name: a new id, the next sequence.
+        let copy = JournalName.batch(sequence: 999, path: "r", id: EventEncoder.lowercaseString(UUID()))
+        try FileManager.default.copyItem(atPath: batches + "/" + names[0], toPath: batches + "/" + copy)
+
+        let second = TestClient(directory: directory, endpoint: ingest.endpoint, adjust: { $0.batchSize = 1 })
+        await second.client.flush()
+        let copyID = try #require(JournalName.batchParts(copy)?.id)
+        #expect(!ingest.requests.contains { $0.batchID?.lowercased() == copyID }, "nothing went under the copy's id")
+        let seqs = ingest.rawEvents.compactMap { if case .int(let seq)? = $0.properties["seq"] { Int(seq) } else { nil } }.sorted()
+        #expect(seqs == [0, 1], "each event once, under its own batch's id: no event went under two ids")
+        #expect(second.client.stageCounters.mismatchedReads >= 1, "counted")
+        #expect(second.log.lines(containing: "did not hold the batch queued under its name").count == 1, "one line")
+        #expect(FileManager.default.fileExists(atPath: batches + "/" + copy), "never deleted")
+        await second.tearDown()
+    }
+
     /// The `seq`s of each request's events, by its `SDL-Batch-ID`, one list per request.
     static func seqsByBatch(_ requests: [RecordedRequest]) -> [String: [[Int]]] {
         var result: [String: [[Int]]] = [:]
