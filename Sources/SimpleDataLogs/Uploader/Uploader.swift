@@ -158,8 +158,6 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         guard !settings.sending.isOffline else { return }
         guard machine.startsPass(after: wake, at: clock.now), let builder = settings.builder, intake.isEnabled else { return }
         perform(machine.beginPass())
-        var tried: Set<UUID> = []
-        var unreadable: [(batch: StoredBatch, error: FileSystemError)] = []
         // Batches read while others were in flight (see `readAhead`).
         var prefetched: [UUID: SealedBatch] = [:]
         let settings = settings
@@ -167,42 +165,36 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         let wallClock = wallClock
         let logger = logger
         await withTaskGroup(of: (StoredBatch, Attempted).self) { group in
-            var inFlight = 0
-            var passGoesOn = true
             while true {
-                // Fill every free place, oldest first. Every batch taken counts as tried, sent or
-                // not: one that cannot be loaded must not be taken again in this pass (it was,
-                // and the pass spun a core forever).
-                while passGoesOn, inFlight < settings.maxConcurrentRequests, !Task.isCancelled, intake.isEnabled, !settings.sending.isOffline {
-                    // Batches sealed (or evicted) meanwhile count at once.
-                    takeInputDuringPass()
-                    guard let batch = machine.nextRound(tried: tried).first else { break }
-                    tried.insert(batch.id)
-                    guard let sealed = load(batch, prefetched: &prefetched, unreadable: &unreadable) else { continue }
-                    // Read as the request leaves: a failure counted after this makes its own
-                    // failure part of that round (counted once).
-                    let round = machine.failureRound
-                    group.addTask {
-                        (batch, await Self.attempt(
-                            sealed, round: round, builder: builder, settings: settings, clock: clock, wallClock: wallClock, logger: logger
-                        ))
+                // Fill every free place, oldest first (the machine's pass says which, and counts
+                // what it tried and what is in flight). Batches sealed or evicted meanwhile count
+                // at once.
+                takeInputDuringPass()
+                while let batch = machine.takeNext(mayStart: !Task.isCancelled && intake.isEnabled && !settings.sending.isOffline) {
+                    if let sealed = load(batch, prefetched: &prefetched) {
+                        // Read as the request leaves: a failure counted after this makes its own
+                        // failure part of that round (counted once).
+                        let round = machine.requestLeft()
+                        group.addTask {
+                            (batch, await Self.attempt(
+                                sealed, round: round, builder: builder, settings: settings, clock: clock, wallClock: wallClock, logger: logger
+                            ))
+                        }
                     }
-                    inFlight += 1
+                    takeInputDuringPass()
                 }
                 // While those are in flight, read the batches that will go next.
-                if passGoesOn { readAhead(machine.nextRound(tried: tried), into: &prefetched) }
-                guard inFlight > 0, let (batch, attempted) = await group.next() else { break }
-                inFlight -= 1
+                readAhead(machine.readAheadCandidates, into: &prefetched)
+                guard machine.awaitsAnswers, let (batch, attempted) = await group.next() else { break }
                 if let roundTrip = attempted.roundTrip { counters.recordAnswer(roundTrip: roundTrip) }
                 let step = machine.answered(
                     attempted.outcome, attempt: attempted.attempt, batch: batch,
                     sentAt: attempted.sentAt, sentInRound: attempted.round, now: clock.now, elapsed: attempted.elapsed, wallNow: wallClock.now()
                 )
                 perform(step.actions)
-                passGoesOn = passGoesOn && step.passGoesOn
             }
         }
-        perform(machine.passEnded(unreadable: unreadable))
+        perform(machine.endPass())
     }
 
     /// Performs the machine's actions in order. What the outbox must do goes on its outcome
@@ -250,9 +242,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
 
     /// A batch's events: the copy read ahead, or read now (a vanished file goes to the outbox
     /// to be checked and counted; an unreadable or mismatched one is noted for the pass's end).
-    private func load(
-        _ batch: StoredBatch, prefetched: inout [UUID: SealedBatch], unreadable: inout [(batch: StoredBatch, error: FileSystemError)]
-    ) -> SealedBatch? {
+    private func load(_ batch: StoredBatch, prefetched: inout [UUID: SealedBatch]) -> SealedBatch? {
         if let sealed = prefetched.removeValue(forKey: batch.id) { return sealed }
         switch readBatch(batch) {
         case .loaded(let sealed):
@@ -262,10 +252,10 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             outcomes.push(.vanished(batch.id))
             wakeOutbox()
         case .unreadable(let error):
-            unreadable.append((batch, error))
+            machine.keptBack(batch, error: error)
         case .mismatched(let reason):
             noteMismatch(batch, reason: reason)
-            unreadable.append((batch, FileSystemError(code: EIO, operation: "check (\(reason))", path: batch.fileName)))
+            machine.keptBack(batch, error: FileSystemError(code: EIO, operation: "check (\(reason))", path: batch.fileName))
         }
         return nil
     }
