@@ -2,12 +2,14 @@ import Foundation
 
 /// Every decision of the uploader, as a value: when a wake-up starts a pass, which batches go
 /// next, and what each answer means (tell the outbox, log once per episode, publish a report,
-/// start a timer). One mutating function per input, each returning the actions to perform;
-/// ``Uploader`` is the thin actor that performs them (outbox calls, the transport, the timer
-/// task). Pure: the clock's instants and the random source come in from outside, so the rules are
-/// tested synchronously (`UploaderStateMachineTests`).
+/// start a timer), and the pass itself (``Pass``: the window of requests in flight, what was
+/// tried, what to read ahead, what was kept back). One mutating function per input, each
+/// returning the actions to perform; ``Uploader`` is the thin actor that performs them (reads,
+/// the transport, outcome messages to the outbox, the timer task). Pure: the clock's instants and
+/// the random source come in from outside, so the rules are tested synchronously
+/// (`UploaderStateMachineTests`, `UploaderPassTests`).
 ///
-/// States (DESIGN.md, "The uploader"):
+/// States (``State``; DESIGN.md, "The uploader"):
 /// ```
 /// idle ──batches──▶ sending ──202──▶ sending (next batch) ──queue empty──▶ idle
 ///                      │ 5xx/429/timeout/offline ──▶ backingOff(until) ──timer/flush──▶ sending
@@ -29,11 +31,13 @@ where Instant.Duration == Duration {
         case flush(lastChance: Bool)
     }
 
-    /// What the uploader does for the machine.
+    /// What the uploader does for the machine. The first four go to the outbox as
+    /// ``DeliveryOutcome`` messages, never awaited.
     enum Action: Sendable, Equatable {
         /// The outbox deletes the delivered batch (a 202; `rejected` of its events were refused).
         case markDelivered(UUID, rejected: Int)
-        /// The outbox splits the batch in two (a 413); the result comes back in ``splitEnded(_:halves:)``.
+        /// The outbox splits the batch in two (a 413); its answer comes back on the uploader's
+        /// input, to ``splitEnded(parent:halves:)``.
         case split(UUID)
         /// The outbox drops a batch of one event the edge refused as too large.
         case dropTooLarge(UUID)
@@ -44,7 +48,7 @@ where Instant.Duration == Duration {
         /// Replace the running timer (if any) with one that wakes the loop with this generation.
         case startTimer(after: Duration, generation: Int)
 
-        /// Whether the action changes the outbox (it goes first: the words follow the effect).
+        /// Whether the action is an outcome for the outbox (it goes first among the actions).
         var isOutboxCall: Bool {
             switch self {
             case .markDelivered, .split, .dropTooLarge, .setAside: true
