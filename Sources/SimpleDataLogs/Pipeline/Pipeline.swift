@@ -203,10 +203,10 @@ final class Pipeline: Sendable {
             // After shutdown the uploader's loop is gone: nothing would pass the barrier.
             guard pushToUploader(.flush(done, lastChance: lastChance)) else { return }
             await done.wait()
-            guard !Task.isCancelled else { return }
             // What the pass did is carried out now, once per flush (not once per batch): the
             // delivered files' deletes go to the sealer before the wait below counts them.
-            guard await outbox.applyDeliveryOutcomes() > 0 else { break }
+            let splits = await outbox.applyDeliveryOutcomes()
+            guard splits > 0, !Task.isCancelled else { break }
         }
         // The delivered batches' files are deleted by the sealer: flush returns once they are.
         if !Task.isCancelled { await sealerChannel.caughtUp() }

@@ -113,7 +113,6 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 // Back online: the open batch is sealed first, so the events journaled while
                 // offline go in this pass instead of waiting for its timer (about 4 s).
                 await outbox.sealOpenBatch()
-                deferred += input.takeAll()
                 await sendPass(after: .batchesAvailable)
             case .queue, .splitEnded:
                 break

@@ -58,14 +58,13 @@ extension OutboxActor {
 
     /// The uploader found no file for a queued batch. Counted lost when it is still queued and
     /// its file is really gone; queued again for the uploader when the file is there after all
-    /// (the area was taken again meanwhile); nothing when it already left the queue.
+    /// (the area was taken again meanwhile) or the batch is held in memory; nothing when it
+    /// already left the queue.
     private func checkVanished(_ id: UUID) {
-        guard let stored = queue.sealedBatch(id) else { return }
-        if stored.heldInMemory == nil, let area, fileSystem.isRegularFile(area.batchesFolder + "/" + stored.fileName) {
-            unpostedChanges.append(.joined([stored]))
-            return
-        }
-        if stored.heldInMemory != nil {
+        // Without an area (memory only since the folder went), nothing is counted here: the
+        // outbox's own handling of the lost area does.
+        guard let stored = queue.sealedBatch(id), let area else { return }
+        if stored.heldInMemory != nil || fileSystem.isRegularFile(area.batchesFolder + "/" + stored.fileName) {
             unpostedChanges.append(.joined([stored]))
             return
         }

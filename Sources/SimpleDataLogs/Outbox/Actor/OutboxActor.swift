@@ -255,6 +255,8 @@ actor OutboxActor {
         retryStorage()
         storageRetryTimer?.cancel()
         commit()
+        // What the uploader did last (its loop has ended): the delivered files go too.
+        _ = applyDeliveryOutcomes()
         finishSeals()
         discardCrashRecordsOnDisk()
         giveUpCrashRecords(discard: false)
