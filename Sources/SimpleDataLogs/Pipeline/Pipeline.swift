@@ -2,10 +2,11 @@
 /// them: one for the stage loops, one for the sealer's loop, one for the uploader's loop.
 ///
 /// ```
-/// track() ──▶ Intake ──wake-ups──▶ IdentityActor ──HandOffQueue──▶ SessionsActor ──HandOffQueue──▶ OutboxActor ──BatchFeed──▶ Uploader
-///             (lock)  AsyncStream<Void>   (stages thread)  [PipelineItem]                OutboxInput     (own thread)  (lock + signals)  (own thread)
-///                                                                                                         │ ▲ SealerJob / OutboxInput.sealed
-///                                                                                                         ▼ │ (HandOffQueue both ways)
+/// track() ──▶ Intake ──wake-ups──▶ IdentityActor ──HandOffQueue──▶ SessionsActor ──HandOffQueue──▶ OutboxActor ──HandOffQueue──▶ Uploader
+///             (lock)  AsyncStream<Void>   (stages thread)  [PipelineItem]                OutboxInput     (own thread)  UploaderInput   (own thread)
+///                                                                                                         │ ▲ ▲                         │
+///                                                                                                         │ │ └─ OutboxInput.delivery ──┘
+///                                                                                                         ▼ │ SealerJob / OutboxInput.sealed
 ///                                                                                                     SealerActor (own thread)
 /// ```
 ///
@@ -32,8 +33,11 @@ final class Pipeline: Sendable {
     private let sealerTask: Task<Void, Never>
     private let intake: Intake
     private let clock: any Clock<Duration>
-    /// Where the uploader's loop listens; `nil` when uploads are off (outbox unit tests).
-    private let uploaderSignals: AsyncStream<UploaderSignal>.Continuation?
+    /// The uploader's one input queue; `nil` when uploads are off (outbox unit tests).
+    private let uploaderInput: HandOffQueue<UploaderInput>?
+    /// Whether ``uploaderInput`` still has a consumer: shutdown closes it, after which a flush
+    /// has nobody to pass its barrier and returns at once.
+    private let uploaderInputOpen = Locked(true)
     /// Owns the identity and sessions loops; ends when the intake shuts down and both have
     /// drained. May outlive the pipeline's shutdown while a middleware step blocks the stages
     /// thread (see ``runShutdown(timeLimit:boundsSteps:)``): then it ends when the step returns.
@@ -119,26 +123,28 @@ final class Pipeline: Sendable {
         self.outbox = outbox
         let toSessions = HandOffQueue<[PipelineItem]>()
 
-        let feed: BatchFeed?
+        let link: HandOffQueue<UploaderInput>?
         if tuning.startsUploader {
-            // Unbounded: signals are few (one per seal, timer or flush) and must not be lost.
-            let (signals, signalInput) = AsyncStream.makeStream(of: UploaderSignal.self, bufferingPolicy: .unbounded)
-            uploaderSignals = signalInput
-            let batchFeed = BatchFeed { signalInput.yield(.batchesAvailable) }
-            feed = batchFeed
+            // Unbounded: the input holds at most the outbox's queue changes since the uploader's
+            // last look (bounded by the caps) and a few wake-ups. The uploader's outcomes go into
+            // the outbox's own input (at most one message per pass of the uploader's actions).
+            let input = HandOffQueue<UploaderInput>()
+            uploaderInput = input
+            link = input
             let uploader = Self.makeUploader(
                 clock: clock, wallClock: wallClock, outbox: outbox, settings: settings, logger: logger,
-                reports: reports, counters: counters, intake: intake, signals: signalInput, feed: batchFeed, executor: uploaderExecutor
+                reports: reports, counters: counters, intake: intake, input: input, outboxInput: toOutbox,
+                executor: uploaderExecutor
             )
             let executor = uploaderExecutor
             uploaderTask = Task.preferring(executor) {
                 await withTaskGroup(of: Void.self) { group in
-                    group.addTask(preferring: executor) { await uploader(signals) }
+                    group.addTask(preferring: executor) { await uploader() }
                 }
             }
         } else {
-            uploaderSignals = nil
-            feed = nil
+            uploaderInput = nil
+            link = nil
             uploaderTask = nil
         }
         let stagesEnded = stagesEnded
@@ -146,7 +152,7 @@ final class Pipeline: Sendable {
         // journal's loop has a task of its own: shutdown may have to finish it without the
         // stages, when a step holds their thread.
         outboxTask = Task.preferring(outboxExecutor) {
-            if let feed { await outbox.attach(feed: feed) }
+            if let link { await outbox.attach(uploader: link) }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask(preferring: outbox.executor) { await outbox.run() }
             }
@@ -163,19 +169,30 @@ final class Pipeline: Sendable {
     /// Opens the clock's concrete type, so the uploader works with the clock's own instants.
     private static func makeUploader<C: Clock>(
         clock: C, wallClock: any WallClock, outbox: OutboxActor, settings: UploaderSettings, logger: SDKLogger,
-        reports: DeliveryReportHub, counters: StageCounters, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation,
-        feed: BatchFeed, executor: ThreadExecutor
-    ) -> @Sendable (AsyncStream<UploaderSignal>) async -> Void where C.Duration == Duration {
+        reports: DeliveryReportHub, counters: StageCounters, intake: Intake, input: HandOffQueue<UploaderInput>,
+        outboxInput: HandOffQueue<OutboxInput>, executor: ThreadExecutor
+    ) -> @Sendable () async -> Void where C.Duration == Duration {
         let uploader = Uploader(
             clock: clock, wallClock: wallClock, outbox: outbox, settings: settings, logger: logger,
-            reports: reports, counters: counters, intake: intake, signals: signals, feed: feed, executor: executor
+            reports: reports, counters: counters, intake: intake, input: input, outboxInput: outboxInput,
+            executor: executor
         )
-        return { input in await uploader.run(input) }
+        return { await uploader.run() }
+    }
+
+    /// Pushes `item` to the uploader while its loop still takes input.
+    /// - Returns: Whether it was pushed.
+    private func pushToUploader(_ item: UploaderInput) -> Bool {
+        guard let uploaderInput else { return false }
+        return uploaderInputOpen.withLock { open in
+            if open { uploaderInput.push(item) }
+            return open
+        }
     }
 
     /// Back online: the uploader seals the open batch and makes a pass over the queue at once.
     func wakeUploader() {
-        uploaderSignals?.yield(.online)
+        _ = pushToUploader(.online)
     }
 
     /// Seals the open batch and has the uploader try every queued batch once; returns when that
@@ -184,14 +201,25 @@ final class Pipeline: Sendable {
     ///   the try is made during a 401 pause too.
     func flushOnce(lastChance: Bool = false) async {
         await outbox.sealOpenBatch()
-        guard let uploaderSignals else { return }
-        let done = Barrier()
-        // After shutdown the uploader's loop is gone: nothing would pass the barrier.
-        if case .terminated = uploaderSignals.yield(.flush(done, lastChance: lastChance)) { return }
-        await done.wait()
+        // A pass over the queue; again for the halves of batches split in it (each split halves
+        // a batch, so a few rounds at most).
+        for _ in 0..<Self.maxFlushRounds {
+            let done = Barrier()
+            // After shutdown the uploader's loop is gone: nothing would pass the barrier.
+            guard pushToUploader(.flush(done, lastChance: lastChance)) else { return }
+            await done.wait()
+            // What the pass did is carried out now, once per flush (not once per batch): the
+            // delivered files' deletes go to the sealer before the wait below counts them.
+            let splits = await outbox.applyWaitingDeliveryOutcomes()
+            guard splits > 0, !Task.isCancelled else { break }
+        }
         // The delivered batches' files are deleted by the sealer: flush returns once they are.
         if !Task.isCancelled { await sealerChannel.caughtUp() }
     }
+
+    /// Passes one flush makes at most: the first, and one per level of 413 splits (a batch of
+    /// 1,000 events is down to single events after 10).
+    static let maxFlushRounds = 12
 
     /// Stops the intake, lets every stage finish what it holds, tries one send, keeps the rest
     /// on disk, and stops the threads, all within `timeLimit` (on the client's clock).
@@ -269,7 +297,10 @@ final class Pipeline: Sendable {
         if intake.isEnabled, sendTime > .zero {
             await withTimeLimit(sendTime) { await self.flushOnce() }
         }
-        uploaderSignals?.finish()
+        uploaderInputOpen.withLock { open in
+            open = false
+            uploaderInput?.finish()
+        }
         uploaderTask?.cancel()
         await uploaderTask?.value
         ownedTransport?.invalidate()

@@ -6,6 +6,8 @@ final class StageCounters: Sendable {
     private struct Values: Sendable {
         var counters = DeliveryCounters()
         var answers = RequestAnswers()
+        /// Batch files that held something else than their batch when the uploader read them.
+        var mismatchedReads = 0
     }
 
     private let values = Locked(Values())
@@ -23,6 +25,14 @@ final class StageCounters: Sendable {
             values.answers.lastRoundTrip = roundTrip
         }
     }
+
+    /// Counts a batch file the uploader read that did not hold its batch (``BatchReader``).
+    func recordMismatchedRead() {
+        values.withLock { $0.mismatchedReads += 1 }
+    }
+
+    /// Batch files read that did not hold their batch, so far (never sent under their id).
+    var mismatchedReads: Int { values.withLock { $0.mismatchedReads } }
 
     /// The stages' part of the counters.
     var snapshot: DeliveryCounters { values.withLock { $0.counters } }

@@ -1,20 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
 /// Delivers sealed batches, oldest first, exactly as INGEST-API.md says: the thin actor under
 /// ``UploaderStateMachine``, which makes every decision.
 ///
-/// One loop (`run`) does all the sending, driven by ``UploaderSignal``s: the outbox says batches
-/// are ready, a timer runs out, or `flush()` asks for a pass. The actor asks the machine whether
-/// to start a pass and which batches go next, sends them (load, request, transport, deadline) and
-/// hands each answer back; the machine returns actions (tell the outbox, log, publish, start a
-/// timer) that the actor performs in order. Generic over the clock so that deadlines and probe
-/// times are the clock's own instants; tests pass `ManualClock`.
+/// One loop (`run`) does all the sending, driven by its one input queue (``UploaderInput``): the
+/// outbox's queue changes, a timer running out, `flush()`, going online. The actor reads each
+/// batch's file itself, on its own thread, from the folder the outbox named, and checks what it
+/// read (``BatchReader``); it asks the machine whether to start a pass and which batches go next,
+/// sends them (request, transport, deadline) and hands each answer back; the machine returns
+/// actions that the actor performs in order. What the outbox must do on disk (delete, set aside,
+/// split, drop) goes back as ``DeliveryOutcome`` messages, never as an awaited call. Generic over
+/// the clock so that deadlines and probe times are the clock's own instants; tests pass
+/// `ManualClock`.
 actor Uploader<C: Clock> where C.Duration == Duration {
     nonisolated let executor: ThreadExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private let clock: C
     private let wallClock: any WallClock
+    /// Only for going back online (``UploaderInput/online``): the open batch is sealed first.
     private let outbox: OutboxActor
     private let settings: UploaderSettings
     private let logger: SDKLogger
@@ -22,18 +33,30 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     /// Where each answer's round trip is kept, for the metric snapshots.
     private let counters: StageCounters
     private let intake: Intake
-    private let signals: AsyncStream<UploaderSignal>.Continuation
-    /// The outbox's queue, as it changes.
-    private let feed: BatchFeed
+    /// Everything that reaches this actor, taken all at once per wake-up.
+    private let input: HandOffQueue<UploaderInput>
+    /// The outbox's input: what this actor did with batches goes there as
+    /// ``OutboxInput/delivery(_:)`` messages, for the outbox's loop to carry out.
+    private let outboxInput: HandOffQueue<OutboxInput>
+    private let reader: BatchReader
+    /// Where the queued batches' files are, as the outbox last said (nil: memory only).
+    private var batchesFolder: String?
 
     private var machine: UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>
-    /// The one running timer; replaced (and cancelled) by each ``UploaderStateMachine/Action/startTimer(after:generation:)``.
-    private var timer: Task<Void, Never>?
+    /// The one backoff or key-probe timer: each ``UploaderStateMachine/Action/startTimer(after:generation:)``
+    /// replaces it; its firing is an input like any other (the machine tells a stale one by its
+    /// own generation).
+    private let timer: MessageTimer<UploaderInput>
+    /// Inputs taken during a pass that need a pass of their own (a flush, a timer, going
+    /// online): handled, in order, once the pass ends.
+    private var deferred: [UploaderInput] = []
+    /// One warning per client for a batch file that held something else than its batch.
+    private var mismatchLogged = false
 
     init(
         clock: C, wallClock: any WallClock, outbox: OutboxActor, settings: UploaderSettings, logger: SDKLogger,
-        reports: DeliveryReportHub, counters: StageCounters, intake: Intake, signals: AsyncStream<UploaderSignal>.Continuation,
-        feed: BatchFeed, executor: ThreadExecutor
+        reports: DeliveryReportHub, counters: StageCounters, intake: Intake, input: HandOffQueue<UploaderInput>,
+        outboxInput: HandOffQueue<OutboxInput>, executor: ThreadExecutor
     ) {
         self.clock = clock
         self.wallClock = wallClock
@@ -43,8 +66,10 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         self.reports = reports
         self.counters = counters
         self.intake = intake
-        self.signals = signals
-        self.feed = feed
+        self.input = input
+        self.outboxInput = outboxInput
+        timer = MessageTimer(clock: clock) { [input] in input.push($0) }
+        reader = BatchReader(fileSystem: outbox.fileSystem)
         self.executor = executor
         machine = UploaderStateMachine(
             maxConcurrentRequests: settings.maxConcurrentRequests, backoffScale: settings.backoffScale,
@@ -52,25 +77,73 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         )
     }
 
-    /// Handles signals until the stream finishes.
-    func run(_ input: AsyncStream<UploaderSignal>) async {
-        for await signal in input {
-            switch signal {
-            case .batchesAvailable:
+    /// Handles the input until the queue finishes; the flushes still waiting then are let go.
+    func run() async {
+        for await arrived in input {
+            var taken = deferred + arrived
+            deferred = []
+            // What a pass deferred (a flush, a timer) and what arrived during it go next,
+            // without waiting for another wake-up.
+            while !taken.isEmpty {
+                await handle(taken)
+                taken = deferred + input.takeAll()
+                deferred = []
+            }
+        }
+        timer.cancel()
+        for case .flush(let barrier, _) in deferred + input.takeAll() { barrier.pass() }
+    }
+
+    /// Handles one wake-up's inputs in order: queue changes are applied as they come, and the
+    /// run of them starts one pass; a timer, a flush and going online start one each.
+    private func handle(_ inputs: [UploaderInput]) async {
+        var batchesChanged = false
+        for item in inputs {
+            if apply(item) {
+                batchesChanged = true
+                continue
+            }
+            if batchesChanged {
+                batchesChanged = false
                 await sendPass(after: .batchesAvailable)
-            case .online:
-                // Back online: the open batch is sealed first, so the events journaled while
-                // offline go in this pass instead of waiting for its timer (about 4 s).
-                await outbox.sealOpenBatch()
-                await sendPass(after: .batchesAvailable)
+            }
+            switch item {
             case .timerFired(let generation):
                 await sendPass(after: .timerFired(generation: generation))
             case .flush(let barrier, let lastChance):
                 await sendPass(after: .flush(lastChance: lastChance))
                 barrier.pass()
+            case .online:
+                // Back online: the open batch is sealed first, so the events journaled while
+                // offline go in this pass instead of waiting for its timer (about 4 s).
+                await outbox.sealOpenBatch()
+                await sendPass(after: .batchesAvailable)
+            case .queue, .splitEnded:
+                break
             }
         }
-        timer?.cancel()
+        if batchesChanged { await sendPass(after: .batchesAvailable) }
+    }
+
+    /// Applies an input that changes the machine's copy of the queue; false for the others.
+    private func apply(_ item: UploaderInput) -> Bool {
+        switch item {
+        case .queue(let changes, let folder):
+            batchesFolder = folder
+            machine.apply(changes)
+            return true
+        case .splitEnded(let parent, let halves):
+            perform(machine.splitEnded(parent: parent, halves: halves))
+            return true
+        case .timerFired, .flush, .online:
+            return false
+        }
+    }
+
+    /// Takes what arrived during a pass: queue changes count at once; the rest waits for the
+    /// pass's end (``deferred``).
+    private func takeInputDuringPass() {
+        for item in input.takeAll() where !apply(item) { deferred.append(item) }
     }
 
     /// Sends queued batches, oldest first, up to `maxConcurrentRequests` at once, when the
@@ -81,15 +154,13 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     /// the requests in flight do not drain to zero between rounds. An answer that says to wait
     /// (a backoff, a 401) stops new requests; the ones in flight are still heard.
     private func sendPass(after wake: UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>.Wake) async {
-        // What the outbox posted is taken even when no pass starts, so the copy stays current.
-        machine.apply(feed.take())
+        // What arrived is taken even when no pass starts, so the copy stays current.
+        takeInputDuringPass()
         // Offline: no pass, and the wake-up changes nothing (a timer that fired meanwhile has
         // passed its time, so the pass that going online starts honours it anyway).
         guard !settings.sending.isOffline else { return }
         guard machine.startsPass(after: wake, at: clock.now), let builder = settings.builder, intake.isEnabled else { return }
-        await perform(machine.beginPass(), for: nil)
-        var tried: Set<UUID> = []
-        var unreadable: [(batch: StoredBatch, error: FileSystemError)] = []
+        perform(machine.beginPass())
         // Batches read while others were in flight (see `readAhead`).
         var prefetched: [UUID: SealedBatch] = [:]
         let settings = settings
@@ -97,57 +168,52 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         let wallClock = wallClock
         let logger = logger
         await withTaskGroup(of: (StoredBatch, Attempted).self) { group in
-            var inFlight = 0
-            var passGoesOn = true
             while true {
-                // Fill every free place, oldest first. Every batch taken counts as tried, sent or
-                // not: one that cannot be loaded must not be taken again in this pass (it was,
-                // and the pass spun a core forever).
-                while passGoesOn, inFlight < settings.maxConcurrentRequests, !Task.isCancelled, intake.isEnabled, !settings.sending.isOffline {
-                    // Batches sealed (or evicted) meanwhile count at once.
-                    machine.apply(feed.take())
-                    guard let batch = machine.nextRound(tried: tried).first else { break }
-                    tried.insert(batch.id)
-                    guard let sealed = await load(batch, prefetched: &prefetched, unreadable: &unreadable) else { continue }
-                    // Read as the request leaves: a failure counted after this makes its own
-                    // failure part of that round (counted once).
-                    let round = machine.failureRound
-                    group.addTask {
-                        (batch, await Self.attempt(
-                            sealed, round: round, builder: builder, settings: settings, clock: clock, wallClock: wallClock, logger: logger
-                        ))
+                // Fill every free place, oldest first (the machine's pass says which, and counts
+                // what it tried and what is in flight). Batches sealed or evicted meanwhile count
+                // at once.
+                takeInputDuringPass()
+                while let batch = machine.takeNext(mayStart: !Task.isCancelled && intake.isEnabled && !settings.sending.isOffline) {
+                    if let sealed = load(batch, prefetched: &prefetched) {
+                        // Read as the request leaves: a failure counted after this makes its own
+                        // failure part of that round (counted once).
+                        let round = machine.requestLeft()
+                        group.addTask {
+                            (batch, await Self.attempt(
+                                sealed, round: round, builder: builder, settings: settings, clock: clock, wallClock: wallClock, logger: logger
+                            ))
+                        }
                     }
-                    inFlight += 1
+                    takeInputDuringPass()
                 }
                 // While those are in flight, read the batches that will go next.
-                if passGoesOn { await readAhead(machine.nextRound(tried: tried), into: &prefetched) }
-                guard inFlight > 0, let (batch, attempted) = await group.next() else { break }
-                inFlight -= 1
+                readAhead(machine.readAheadCandidates, into: &prefetched)
+                guard machine.awaitsAnswers, let (batch, attempted) = await group.next() else { break }
                 if let roundTrip = attempted.roundTrip { counters.recordAnswer(roundTrip: roundTrip) }
                 let step = machine.answered(
                     attempted.outcome, attempt: attempted.attempt, batch: batch,
                     sentAt: attempted.sentAt, sentInRound: attempted.round, now: clock.now, elapsed: attempted.elapsed, wallNow: wallClock.now()
                 )
-                await perform(step.actions, for: batch)
-                passGoesOn = passGoesOn && step.passGoesOn
+                perform(step.actions)
             }
         }
-        await perform(machine.passEnded(unreadable: unreadable), for: nil)
+        perform(machine.endPass())
     }
 
-    /// Performs the machine's actions in order; a split's result goes back to the machine.
-    private func perform(_ actions: [UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>.Action], for batch: StoredBatch?) async {
+    /// Performs the machine's actions in order. What the outbox must do goes into its input as
+    /// one ``OutboxInput/delivery(_:)`` message for the lot (one wake-up), never awaited.
+    private func perform(_ actions: [UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>.Action]) {
+        var outcomes: [DeliveryOutcome] = []
         for action in actions {
             switch action {
             case .markDelivered(let id, let rejected):
-                await outbox.markDelivered(id, rejected: rejected)
+                outcomes.append(.delivered(id, rejected: rejected))
             case .split(let id):
-                let halves = await outbox.split(id)
-                if let batch { await perform(machine.splitEnded(batch, halves: halves), for: batch) }
+                outcomes.append(.split(id))
             case .dropTooLarge(let id):
-                await outbox.dropTooLarge(id)
+                outcomes.append(.tooLarge(id))
             case .setAside(let id):
-                await outbox.setAside(id)
+                outcomes.append(.setAside(id))
             case .log(let level, let message):
                 logger.log(level, message)
             case .publish(let report):
@@ -156,44 +222,64 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 startTimer(after: delay, generation: generation)
             }
         }
+        if !outcomes.isEmpty { outboxInput.push(.delivery(outcomes)) }
     }
 
-    /// Replaces the running timer; its firing carries its generation, so the machine can tell a
-    /// stale one.
+    /// Replaces the running timer; its firing carries the machine's generation, so the machine
+    /// can tell a stale one.
     private func startTimer(after delay: Duration, generation: Int) {
-        timer?.cancel()
-        let clock = clock
-        let signals = signals
-        timer = Task {
-            do { try await clock.sleep(for: delay) } catch { return }
-            signals.yield(.timerFired(generation: generation))
-        }
+        timer.start(after: delay) { _ in .timerFired(generation: generation) }
     }
 
-    /// A batch's events: the copy read ahead, or the outbox's `load` (with its effects: a
-    /// vanished file is counted and forgotten, an unreadable one noted for the pass's end).
-    private func load(
-        _ batch: StoredBatch, prefetched: inout [UUID: SealedBatch], unreadable: inout [(batch: StoredBatch, error: FileSystemError)]
-    ) async -> SealedBatch? {
+    /// A batch's events: the copy read ahead, or read now (a vanished file goes to the outbox
+    /// to be checked and counted; an unreadable or mismatched one is noted for the pass's end).
+    private func load(_ batch: StoredBatch, prefetched: inout [UUID: SealedBatch]) -> SealedBatch? {
         if let sealed = prefetched.removeValue(forKey: batch.id) { return sealed }
-        switch await outbox.load(batch.id) {
-        case .loaded(let sealed): return sealed
-        case .gone: machine.batchGone(batch.id)
-        case .unreadable(let error): unreadable.append((batch, error))
+        switch readBatch(batch) {
+        case .loaded(let sealed):
+            return sealed
+        case .vanished:
+            machine.batchGone(batch.id)
+            outboxInput.push(.delivery([.vanished(batch.id)]))
+        case .unreadable(let error):
+            machine.keptBack(batch, error: error)
+        case .mismatched(let reason):
+            noteMismatch(batch, reason: reason)
+            machine.keptBack(batch, error: FileSystemError(code: EIO, operation: "check (\(reason))", path: batch.fileName))
         }
         return nil
     }
 
+    /// A batch file that held something else than its batch: counted, one line per client. The
+    /// batch is not sent under its id; it stays queued and is read again later (its file may
+    /// have been recycled after an eviction the uploader has not heard of yet, which then
+    /// takes it out of the queue).
+    private func noteMismatch(_ batch: StoredBatch, reason: String) {
+        counters.recordMismatchedRead()
+        guard !mismatchLogged else { return }
+        mismatchLogged = true
+        logger.error("Batch file \(batch.fileName) did not hold the batch queued under its name (\(reason)); not sent under its id, kept, and read again later. Later such files are counted, not logged.")
+    }
+
     /// Reads the batches likely to go next into `prefetched`, on this thread, while requests are
-    /// in flight, so they leave without waiting for the outbox's thread and the disk: the
-    /// reading is off the critical path (issue 15). A batch file never changes once sealed, so a
-    /// copy read early is the batch; one the queue has dropped since is never asked for, and is
-    /// forgotten with the pass. Only batches that loaded are kept: a read that failed is made
-    /// again, with its effects, when the batch's turn comes.
-    private func readAhead(_ batches: [StoredBatch], into prefetched: inout [UUID: SealedBatch]) async {
+    /// in flight, so they leave without waiting for the disk: the reading is off the critical
+    /// path (issue 15). Each copy is checked against its batch (``BatchReader``), so a file
+    /// recycled under the read is never kept; one the queue has dropped since is never asked
+    /// for, and is forgotten with the pass. Only batches that loaded are kept: a read that failed
+    /// is made again, with its effects, when the batch's turn comes.
+    private func readAhead(_ batches: [StoredBatch], into prefetched: inout [UUID: SealedBatch]) {
         for batch in batches where prefetched[batch.id] == nil {
-            if let sealed = await readEarly(batch.id) { prefetched[batch.id] = sealed }
+            switch readBatch(batch) {
+            case .loaded(let sealed): prefetched[batch.id] = sealed
+            case .mismatched(let reason): noteMismatch(batch, reason: reason)
+            case .vanished, .unreadable: break
+            }
         }
+    }
+
+    /// One batch read on this thread, the uploader's own (not the cooperative pool's).
+    private func readBatch(_ batch: StoredBatch) -> BatchReader.Read {
+        reader.read(batch, in: batchesFolder)
     }
 
     /// One try of one batch under the uploader's own deadline (a 415 to a gzip body: once more,
@@ -221,20 +307,6 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 continue
             }
             return Attempted(outcome: outcome, attempt: attempt, sentAt: sentInstant, round: round, elapsed: elapsed)
-        }
-    }
-
-    /// A batch's events read on this thread (the uploader's own), not the outbox's; nil when
-    /// it is not queued or its file cannot be read now.
-    private func readEarly(_ id: UUID) async -> SealedBatch? {
-        switch await outbox.location(of: id) {
-        case .memory(let sealed)?:
-            return sealed
-        case .file(let path, let stored)?:
-            guard let bytes = try? outbox.fileSystem.read(path) else { return nil }
-            return SealedBatch(id: stored.id, sequence: stored.sequence, path: stored.path, payloads: BatchFile.decode(bytes).payloads)
-        case nil:
-            return nil
         }
     }
 

@@ -13,6 +13,15 @@ final class FaultInjectingFileSystem: FileSystem {
         var readFailures: [(fragment: String, code: Int32)] = []
         var renameFailures: [(fragment: String, code: Int32)] = []
         var directoryFailures: [(fragment: String, code: Int32)] = []
+        /// Whole-file reads to hold after their `open(2)` (``holdRead(ofPathContaining:until:)``).
+        var readHolds: [(fragment: String, gate: ThreadGate)] = []
+        /// What each held read returned, in order.
+        var heldReadResults: [[UInt8]] = []
+        /// Renames to hold before they happen (``holdRename(ofPathContaining:skipping:until:)``).
+        var renameHolds: [(fragment: String, skip: Int, gate: ThreadGate)] = []
+        /// Renames to hold when a condition on the rename and the record so far holds
+        /// (``holdRename(where:until:)``).
+        var conditionalRenameHolds: [(condition: @Sendable (_ from: String, _ thread: String?, _ record: [Flush]) -> Bool, gate: ThreadGate)] = []
         var writeAttempts = 0
         var flushes: [Flush] = []
         /// Threads waiting for the record to satisfy a condition (``blockUntil(timeout:_:)``).
@@ -30,7 +39,7 @@ final class FaultInjectingFileSystem: FileSystem {
 
     /// One flush or delete the outbox made: which file, how, and on which thread.
     struct Flush: Sendable, Equatable {
-        enum Kind: Sendable, Equatable { case fsync, startWriteback, syncData, driveCache, remove, read, rename, truncate }
+        enum Kind: Sendable, Equatable { case fsync, startWriteback, syncData, driveCache, remove, read, rename, truncate, heldReadReturned }
         var kind: Kind
         var path: String
         /// A rename's new name.
@@ -69,6 +78,29 @@ final class FaultInjectingFileSystem: FileSystem {
     func failRenames(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.renameFailures.append((fragment, code)) } }
     func failCreatingDirectories(containing fragment: String, with code: Int32) { faults.withLock { $0.directoryFailures.append((fragment, code)) } }
     func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, flushes: $0.flushes, waiters: $0.waiters) } }
+    /// Holds the next whole-file read of a path containing `fragment` (made by a thread other
+    /// than the journal's, `sdl.outbox`) between its `open(2)` and its `read(2)`s until `gate`
+    /// opens: the reader then reads whatever the inode holds by then (a truncated, recycled or
+    /// rewritten file), as a read that lost a race with the sealer would. The `.read` record is
+    /// made once the file is open, so a test can wait for it.
+    func holdRead(ofPathContaining fragment: String, until gate: ThreadGate) { faults.withLock { $0.readHolds.append((fragment, gate)) } }
+    /// Holds a later rename of a path containing `fragment` (the one after `skip` such renames)
+    /// before it happens, on whatever thread makes it, until `gate` opens: the outbox can be
+    /// stopped in the middle of an operation, after the changes it made but before it posts
+    /// them. The `.rename` record is made when the hold starts, so a test can wait for it.
+    func holdRename(ofPathContaining fragment: String, skipping skip: Int, until gate: ThreadGate) {
+        faults.withLock { $0.renameHolds.append((fragment, skip, gate)) }
+    }
+    /// Holds the first rename for which `condition` (its source, the calling thread's name, the
+    /// record of calls before it) is true, as ``holdRename(ofPathContaining:skipping:until:)``
+    /// does: for a hold that must come after some other call, whoever makes it first.
+    func holdRename(
+        where condition: @escaping @Sendable (_ from: String, _ thread: String?, _ record: [Flush]) -> Bool, until gate: ThreadGate
+    ) {
+        faults.withLock { $0.conditionalRenameHolds.append((condition, gate)) }
+    }
+    /// The bytes each held read returned, in order.
+    var heldReadResults: [[UInt8]] { faults.withLock { $0.heldReadResults } }
     var writeAttempts: Int { faults.withLock { $0.writeAttempts } }
     /// Every flush call, delete, rename, truncate and whole-file read so far, in order, with the
     /// path it named.
@@ -134,10 +166,23 @@ final class FaultInjectingFileSystem: FileSystem {
     func close(_ descriptor: Int32) { real.close(descriptor) }
 
     func rename(_ from: String, to: String) throws(FileSystemError) {
+        let thread = Thread.current.name
+        let hold: ThreadGate? = faults.withLock { faults in
+            if let index = faults.conditionalRenameHolds.firstIndex(where: { $0.condition(from, thread, faults.flushes) }) {
+                return faults.conditionalRenameHolds.remove(at: index).gate
+            }
+            guard let index = faults.renameHolds.firstIndex(where: { from.contains($0.fragment) }) else { return nil }
+            if faults.renameHolds[index].skip > 0 {
+                faults.renameHolds[index].skip -= 1
+                return nil
+            }
+            return faults.renameHolds.remove(at: index).gate
+        }
         let (code, met) = faults.withLock { faults in
             (faults.renameError ?? faults.renameFailures.first { from.contains($0.fragment) }?.code, faults.record(Flush(kind: .rename, path: from, destination: to)))
         }
         met.forEach { $0.signal() }
+        hold?.blockWhileClosed()
         if let code { throw FileSystemError(code: code, operation: "rename", path: from) }
         try real.rename(from, to: to)
     }
@@ -161,6 +206,11 @@ final class FaultInjectingFileSystem: FileSystem {
     }
 
     func read(_ path: String) throws(FileSystemError) -> [UInt8] {
+        let hold: ThreadGate? = faults.withLock { faults in
+            guard Thread.current.name != "sdl.outbox", let index = faults.readHolds.firstIndex(where: { path.contains($0.fragment) }) else { return nil }
+            return faults.readHolds.remove(at: index).gate
+        }
+        if let hold { return try heldRead(path, until: hold) }
         let (failure, met) = faults.withLock { faults in
             (faults.readFailures.first { path.contains($0.fragment) }, faults.record(Flush(kind: .read, path: path)))
         }
@@ -169,6 +219,28 @@ final class FaultInjectingFileSystem: FileSystem {
             throw FileSystemError(code: failure.code, operation: "read", path: path)
         }
         return try real.read(path)
+    }
+
+    /// A whole-file read held between its `open(2)` and its `read(2)`s (``holdRead(ofPathContaining:until:)``).
+    private func heldRead(_ path: String, until gate: ThreadGate) throws(FileSystemError) -> [UInt8] {
+        let descriptor = try real.open(path, flags: O_RDONLY, mode: 0)
+        defer { real.close(descriptor) }
+        faults.withLock { $0.record(Flush(kind: .read, path: path)) }.forEach { $0.signal() }
+        gate.blockWhileClosed()
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 { result.append(contentsOf: chunk[0..<count]); continue }
+            if count == 0 {
+                faults.withLock { faults in
+                    faults.heldReadResults.append(result)
+                    return faults.record(Flush(kind: .heldReadReturned, path: path))
+                }.forEach { $0.signal() }
+                return result
+            }
+            if errno != EINTR { throw FileSystemError(code: errno, operation: "read", path: path) }
+        }
     }
 
     func tryLock(_ descriptor: Int32) -> Bool { SpawnGate.withNoSpawnInFlight { real.tryLock(descriptor) } }

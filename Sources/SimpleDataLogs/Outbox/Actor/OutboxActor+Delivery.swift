@@ -1,61 +1,95 @@
 import Foundation
 
-/// What the uploader does with sealed batches, through the outbox: a batch file goes only after
-/// the ingest accepted it, or after a drop that INGEST-API.md lists.
+/// What the uploader did with sealed batches, carried out by the outbox: a batch file goes only
+/// after the ingest accepted it, or after a drop that INGEST-API.md lists.
+///
+/// The uploader reads the batch files itself and never calls this actor per batch: it posts
+/// ``DeliveryOutcome``s as ``OutboxInput/delivery(_:)`` messages in this actor's one input,
+/// handled with the rest of a pass by the loop, and taken out of the input at each flush. None of the changes they make is posted back to the uploader (it caused them and
+/// knows), except what only the outbox can tell: a split's halves.
 extension OutboxActor {
-    /// What ``load(_:)`` found.
-    enum LoadedBatch: Sendable {
-        /// The events, intact records only.
-        case loaded(SealedBatch)
-        /// Not in the queue any more (delivered, evicted, opted out), or its file vanished: in
-        /// that last case its events are counted in `lostFromDisk`, with one error line.
-        case gone
-        /// The file is there but could not be read now (`EIO`, `EMFILE`, a protection class
-        /// while the device is locked): kept, to be tried again later.
-        case unreadable(FileSystemError)
+    /// Carries out the uploader's outcomes waiting in the input (taken out of it; chunks,
+    /// seal outcomes and timers stay, in order, for the loop): what a flush does once its
+    /// barrier has passed the uploader. Returns how many batches were split.
+    func applyWaitingDeliveryOutcomes() -> Int {
+        applyDeliveryOutcomes(takeDeliveryOutcomes())
     }
 
-    /// The events of a sealed batch, read from its file (or memory).
-    func load(_ id: UUID) -> LoadedBatch {
+    /// The uploader's outcomes waiting in ``input``, taken out of it.
+    func takeDeliveryOutcomes() -> [DeliveryOutcome] {
+        var outcomes: [DeliveryOutcome] = []
+        for message in input.takeAll(where: { if case .delivery = $0 { true } else { false } }) {
+            if case .delivery(let done) = message { outcomes += done }
+        }
+        return outcomes
+    }
+
+    /// Carries out `taken`, in order, and wakes the sealer for the deletes. Returns how many
+    /// batches were split (their halves went to the uploader's input): a flush makes another
+    /// pass for them.
+    func applyDeliveryOutcomes(_ taken: [DeliveryOutcome]) -> Int {
+        guard !taken.isEmpty else { return 0 }
         defer { endOperation() }
-        guard let stored = queue.sealedBatch(id) else { return .gone }
+        var splits = 0
+        for outcome in taken {
+            switch outcome {
+            case .delivered(let id, let rejected):
+                delivered(id, rejected: rejected, announce: false)
+            case .setAside(let id):
+                movedAside(id, announce: false)
+            case .tooLarge(let id):
+                droppedTooLarge(id, announce: false)
+            case .vanished(let id):
+                checkVanished(id)
+            case .split(let id):
+                // The split's own queue changes are the answer, sent as one message instead.
+                let before = unpostedChanges.count
+                let halves = splitInTwo(id)
+                unpostedChanges.removeSubrange(before...)
+                uploaderInput?.push(.splitEnded(parent: id, halves: halves.map { [$0.0, $0.1] }))
+                if halves != nil { splits += 1 }
+            }
+        }
+        return splits
+    }
+
+    /// The events of a sealed batch, read from its file (or memory), for a split.
+    func load(_ id: UUID) -> BatchReader.Read {
+        guard let stored = queue.sealedBatch(id) else { return .vanished }
         if let held = stored.heldInMemory { return .loaded(held) }
-        guard let area else { return .gone }
+        guard let area else { return .vanished }
         let bytes: [UInt8]
         do {
             bytes = try fileSystem.read(area.batchesFolder + "/" + stored.fileName)
         } catch where error.code == ENOENT {
             forgetVanished(stored)
-            return .gone
+            return .vanished
         } catch {
             return .unreadable(error)
         }
-        return .loaded(SealedBatch(id: stored.id, sequence: stored.sequence, path: stored.path, payloads: BatchFile.decode(bytes).payloads))
+        return BatchReader.check(bytes, against: stored)
     }
 
-    /// Where a queued batch's events are, so that the uploader can read them ahead of its round
-    /// on its own thread; nil when the batch is not queued. No effects: a file that turns out
-    /// to be gone or unreadable is dealt with by ``load(_:)`` when the batch's round comes.
-    func location(of id: UUID) -> BatchLocation? {
-        guard let stored = queue.sealedBatch(id) else { return nil }
-        if let held = stored.heldInMemory { return .memory(held) }
-        guard let area else { return nil }
-        return .file(path: area.batchesFolder + "/" + stored.fileName, batch: stored)
-    }
-
-    /// What ``location(of:)`` found.
-    enum BatchLocation: Sendable {
-        /// Held in memory (the disk refused it).
-        case memory(SealedBatch)
-        /// In this file, which never changes once sealed.
-        case file(path: String, batch: StoredBatch)
+    /// The uploader found no file for a queued batch. Counted lost when it is still queued and
+    /// its file is really gone; queued again for the uploader when the file is there after all
+    /// (the area was taken again meanwhile) or the batch is held in memory; nothing when it
+    /// already left the queue.
+    private func checkVanished(_ id: UUID) {
+        // Without an area (memory only since the folder went), nothing is counted here: the
+        // outbox's own handling of the lost area does.
+        guard let stored = queue.sealedBatch(id), let area else { return }
+        if stored.heldInMemory != nil || fileSystem.isRegularFile(area.batchesFolder + "/" + stored.fileName) {
+            unpostedChanges.append(.joined([stored]))
+            return
+        }
+        forgetVanished(stored, announce: false)
     }
 
     /// A batch whose file was deleted behind the SDK's back: its events cannot be sent. Taken
     /// out of the queue and counted, so the uploader moves on instead of trying it forever.
-    private func forgetVanished(_ batch: StoredBatch) {
+    private func forgetVanished(_ batch: StoredBatch, announce: Bool = true) {
         _ = queue.removeSealed(batch.id)
-        unpostedChanges.append(.left([batch.id]))
+        if announce { unpostedChanges.append(.left([batch.id])) }
         updateCounters {
             $0.lostFromDisk += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
@@ -67,9 +101,14 @@ extension OutboxActor {
     }
 
     /// After a 202: the batch file is deleted; `delivered` and `rejected` events are counted.
-    func markDelivered(_ id: UUID, rejected: Int) {
+    /// - Parameter announce: Whether the uploader is told the batch left (not when it said so).
+    func markDelivered(_ id: UUID, rejected: Int, announce: Bool = true) {
         defer { endOperation() }
-        guard let batch = remove(id) else {
+        delivered(id, rejected: rejected, announce: announce)
+    }
+
+    private func delivered(_ id: UUID, rejected: Int, announce: Bool) {
+        guard let batch = remove(id, announce: announce) else {
             // Evicted by the caps while its request was in flight, and accepted after all: its
             // events were delivered, not dropped. The counters say so (the file is gone anyway).
             if let count = queue.takeRecentlyEvicted(id) {
@@ -91,9 +130,13 @@ extension OutboxActor {
     }
 
     /// After a 413 on a single event: the event is dropped (counted, logged by the uploader).
-    func dropTooLarge(_ id: UUID) {
+    func dropTooLarge(_ id: UUID, announce: Bool = true) {
         defer { endOperation() }
-        guard let batch = remove(id) else { return }
+        droppedTooLarge(id, announce: announce)
+    }
+
+    private func droppedTooLarge(_ id: UUID, announce: Bool) {
+        guard let batch = remove(id, announce: announce) else { return }
         updateCounters {
             $0.droppedTooLarge += batch.eventCount
             $0.pendingOnDisk -= batch.eventCount
@@ -102,10 +145,14 @@ extension OutboxActor {
 
     /// After a 400, or a 415 on an uncompressed body: the batch moves to `set-aside/`, kept on
     /// disk, counted, and never blocks the batches behind it.
-    func setAside(_ id: UUID) {
+    func setAside(_ id: UUID, announce: Bool = true) {
         defer { endOperation() }
+        movedAside(id, announce: announce)
+    }
+
+    private func movedAside(_ id: UUID, announce: Bool) {
         guard var batch = queue.removeSealed(id) else { return }
-        unpostedChanges.append(.left([id]))
+        if announce { unpostedChanges.append(.left([id])) }
         if let area {
             if let held = batch.heldInMemory {
                 // Never on disk: write it straight into the set-aside folder.
@@ -154,6 +201,10 @@ extension OutboxActor {
     /// - Returns: The halves, or `nil` when the batch is gone or holds a single event.
     func split(_ id: UUID) -> (StoredBatch, StoredBatch)? {
         defer { endOperation() }
+        return splitInTwo(id)
+    }
+
+    private func splitInTwo(_ id: UUID) -> (StoredBatch, StoredBatch)? {
         guard case .loaded(let parent) = load(id), parent.payloads.count > 1 else { return nil }
         let middle = parent.payloads.count / 2
         let left = SealedBatch(id: UniqueID.random(), sequence: parent.sequence, path: parent.path + "0", payloads: Array(parent.payloads[..<middle]))
@@ -199,9 +250,9 @@ extension OutboxActor {
     }
 
     /// Takes a batch out of the queue and deletes its file.
-    private func remove(_ id: UUID) -> StoredBatch? {
+    private func remove(_ id: UUID, announce: Bool = true) -> StoredBatch? {
         guard let batch = queue.removeSealed(id) else { return nil }
-        unpostedChanges.append(.left([id]))
+        if announce { unpostedChanges.append(.left([id])) }
         if let area, batch.heldInMemory == nil {
             removeLater(area.batchesFolder + "/" + batch.fileName)
         }

@@ -114,12 +114,12 @@ actor OutboxActor {
         return reached || signal.wait(timeout: timeout) == .success
     }
 
-    /// Tells the uploader every change to the queue of sealed batches; set before `run`, nil
-    /// when the uploader does not run.
-    var feed: BatchFeed?
+    /// Tells the uploader every change to the queue of sealed batches it did not cause itself;
+    /// set before `run`, nil when the uploader does not run.
+    var uploaderInput: HandOffQueue<UploaderInput>?
     /// Changes to the queue made by the operation under way, posted together at its end
     /// (``endOperation()``), in order.
-    var unpostedChanges: [BatchFeed.Change] = []
+    var unpostedChanges: [BatchQueueChange] = []
 
     /// Ends an operation (a pass over the chunks, a flush's seal, a timer seal, recovery, an
     /// uploader call): wakes the sealer once for the journals this operation sealed, so that
@@ -137,7 +137,7 @@ actor OutboxActor {
         // The joins of a run are gathered in one array, appended to in place: rebuilding the
         // change at every join copied the run each time, quadratic in the batches a launch
         // recovers (issue 23).
-        var changes: [BatchFeed.Change] = []
+        var changes: [BatchQueueChange] = []
         var joined: [StoredBatch] = []
         for change in unpostedChanges {
             switch change {
@@ -151,11 +151,13 @@ actor OutboxActor {
         }
         if !joined.isEmpty { changes.append(.joined(joined)) }
         unpostedChanges.removeAll()
-        feed?.post(changes)
+        uploaderInput?.push(.queue(changes, batchesFolder: area?.batchesFolder))
     }
 
-    func attach(feed: BatchFeed) {
-        self.feed = feed
+    /// Links the uploader's input: the queue's changes go there. Its outcomes come back as
+    /// ``OutboxInput/delivery(_:)`` messages in this actor's own input.
+    func attach(uploader input: HandOffQueue<UploaderInput>) {
+        uploaderInput = input
     }
 
     /// Recovers the folder, then handles what arrives on ``input`` until it finishes. The area
@@ -213,6 +215,8 @@ actor OutboxActor {
         retryStorage()
         storageRetryTimer.cancel()
         commit()
+        // What the uploader did last (its loop has ended): the delivered files go too.
+        _ = applyDeliveryOutcomes(takeDeliveryOutcomes())
         finishSeals()
         discardCrashRecordsOnDisk()
         giveUpCrashRecords(discard: false)
@@ -222,12 +226,13 @@ actor OutboxActor {
 
     /// One pass of the loop: every chunk's events join the open batch and are written with one
     /// `write(2)` per batch (a chunk's own commit only where it holds a barrier or an opt-out);
-    /// then the sealer's outcomes queue the batches it made durable, and the timers that fired
-    /// act. The operation ends once, for the whole pass (``endOperation()``).
+    /// then the sealer's outcomes queue the batches it made durable, the uploader's outcomes
+    /// delete or move what it answered for, and the timers that fired act. The operation ends once, for the whole pass (``endOperation()``).
     func handle(_ messages: [OutboxInput]) {
         var chunks: [[PipelineItem]] = []
         var outcomes: [SealOutcome] = []
         var timers: [(OutboxTimerKind, Int)] = []
+        var delivery: [DeliveryOutcome] = []
         for message in messages {
             switch message {
             case .chunk(let chunk):
@@ -237,10 +242,14 @@ actor OutboxActor {
                 outcomes += sealed
             case .timer(let kind, let generation):
                 timers.append((kind, generation))
+            case .delivery(let done):
+                delivery += done
             }
         }
         if !chunks.isEmpty { commit() }
         applySealOutcomes(outcomes)
+        // After the seal outcomes: a batch the uploader answered for was queued by one of them.
+        _ = applyDeliveryOutcomes(delivery)
         for (kind, generation) in timers { timerFired(kind, generation: generation) }
         discardCrashRecordsOnDisk()
         endOperation()
@@ -373,8 +382,8 @@ actor OutboxActor {
         await withCheckedContinuation { sealWaiters.add(task: $0, for: count) }
     }
 
-    /// The sealed batches, oldest first: what tests look at (the uploader learns them from the
-    /// ``BatchFeed``).
+    /// The sealed batches, oldest first: what tests look at (the uploader learns them from its
+    /// ``UploaderInput``).
     var sealedBatches: [StoredBatch] { Array(queue.sealed) }
 
     /// Kills the process at `point` when a crash test asked for it.

@@ -2,7 +2,7 @@
 /// one way anything reaches the journal thread without an awaited call.
 ///
 /// Producers: the sessions stage (``chunk(_:)``), the sealer (``sealed(_:)``), the outbox's own
-/// timers (``timer(_:generation:)``); the uploader's delivery outcomes join as one more case.
+/// timers (``timer(_:generation:)``), the uploader (``delivery(_:)``).
 /// Finished by the sessions stage when the intake shuts down (or by shutdown when a middleware
 /// step holds the stages thread); the sealer's outcomes that arrive after that are drained by
 /// `close()`.
@@ -14,6 +14,9 @@ enum OutboxInput: Sendable {
     /// One of the outbox's timers fired; `generation` tells a stale firing (the timer was
     /// replaced or cancelled since) from the current one (``MessageTimer/fired(_:)``).
     case timer(OutboxTimerKind, generation: Int)
+    /// What the uploader did with batches it sent (delivered, split, set aside…), in the order
+    /// it decided: one message per pass of its actions, never an awaited call per batch.
+    case delivery([DeliveryOutcome])
 }
 
 /// The outbox's one-shot timers, each a ``MessageTimer`` that posts ``OutboxInput/timer(_:generation:)``.

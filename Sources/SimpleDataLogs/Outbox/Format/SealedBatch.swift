@@ -62,6 +62,9 @@ package enum BatchFile {
         package var payloads: [[UInt8]]
         /// The damaged runs, as the record scan found them.
         package var damage: [JournalRecord.Damage]
+        /// The `id` of each intact header record, in file order, as written (a lowercase UUID):
+        /// one for a batch file. A reader checks it against the batch it meant to read.
+        package var headerIDs: [String] = []
     }
 
     /// Reads a batch (or journal) file's bytes: every intact event record, and the damage.
@@ -69,17 +72,32 @@ package enum BatchFile {
         bytes.withUnsafeBytes { raw in
             let scan = JournalRecord.scan(raw)
             var payloads: [[UInt8]] = []
+            var headerIDs: [String] = []
             payloads.reserveCapacity(scan.records.count)
             for range in scan.records {
                 let payload = UnsafeRawBufferPointer(rebasing: raw[range])
-                if isHeader(payload) { continue }
+                if isHeader(payload) {
+                    headerIDs.append(headerID(payload) ?? "")
+                    continue
+                }
                 payloads.append(Array(payload))
             }
-            return Contents(payloads: payloads, damage: scan.damage)
+            return Contents(payloads: payloads, damage: scan.damage, headerIDs: headerIDs)
         }
     }
 
     private static let headerPrefix = Array(#"{"sdl_batch":"#.utf8)
+    private static let idField = Array(#""id":""#.utf8)
+
+    /// The header's `id` value as written (the 36 characters after `"id":"`); nil when absent.
+    private static func headerID(_ payload: UnsafeRawBufferPointer) -> String? {
+        let bytes = Array(payload)
+        guard bytes.count >= idField.count + 36 else { return nil }
+        for start in 0...(bytes.count - idField.count - 36) where bytes[start..<(start + idField.count)].elementsEqual(idField) {
+            return String(decoding: bytes[(start + idField.count)..<(start + idField.count + 36)], as: UTF8.self)
+        }
+        return nil
+    }
 
     private static func isHeader(_ payload: UnsafeRawBufferPointer) -> Bool {
         payload.count >= headerPrefix.count && zip(payload, headerPrefix).allSatisfy { $0 == $1 }
