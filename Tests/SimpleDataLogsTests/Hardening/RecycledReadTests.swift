@@ -145,26 +145,24 @@ struct RecycledReadTests {
             delivery.client.intake.enqueue(.barrier(Barrier()))
             delivery.client.intake.enqueue(.barrier(Barrier()))
             delivery.track(5..<7)
-            // The journal thread is held at the first spare it takes once batch 1's file is
-            // emptied (the sealer also makes fresh spares, so which spare comes first is theirs
-            // to decide; the hold is what the test needs: the eviction not yet posted).
-            files.holdRename(where: { from, thread, record in
-                from.contains("/tmp/spare-") && thread == "sdl.outbox"
+            // The journal thread is held as it opens its next journal once batch 1's file is
+            // emptied and moved into tmp/ (from a spare, recycled or fresh, or a new file: which
+            // one is the sealer's to decide; the hold is what the test needs: the eviction not
+            // yet posted).
+            let batchOneRecycled: @Sendable ([FaultInjectingFileSystem.Flush]) -> Bool = { record in
+                record.contains { $0.kind == .truncate && $0.path.hasSuffix(second) }
+                    // Its move into tmp/ comes after the truncation returned (a call is
+                    // recorded as it starts).
                     && record.contains { $0.kind == .rename && $0.path.hasSuffix(second) && ($0.destination ?? "").contains("/tmp/spare-") }
+            }
+            files.holdOpen(where: { path, thread, record in
+                path.contains("/journal-") && thread == "sdl.outbox" && batchOneRecycled(record)
             }, until: journalHeld)
             stagesHeld.open()
-            // The journal thread is held at its first spare: batch 1's inode is emptied (and in
-            // tmp/), and the eviction is not posted yet.
             let inOperation = try await onOwnThread {
-                files.blockUntil(timeout: .after(.seconds(60))) { record in
-                    record.contains { $0.kind == .rename && $0.path.contains("/tmp/spare-") && $0.thread == "sdl.outbox" }
-                        && record.contains { $0.kind == .truncate && $0.path.hasSuffix(second) }
-                        // Its move into tmp/ comes after the truncation returned (a call is
-                        // recorded as it starts).
-                        && record.contains { $0.kind == .rename && $0.path.hasSuffix(second) && ($0.destination ?? "").contains("/tmp/spare-") }
-                }
+                journalHeld.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) && batchOneRecycled(files.flushes)
             }
-            try #require(inOperation, "batch 1's file was recycled and the journal thread took a spare: \(files.flushes.filter { $0.kind == .rename || $0.kind == .truncate })")
+            try #require(inOperation, "batch 1's file was recycled and the journal thread is held at its next journal: \(files.flushes.filter { $0.kind == .rename || $0.kind == .truncate })")
 
             readHeld.open()
             let heldRead = try await onOwnThread { () -> [UInt8]? in

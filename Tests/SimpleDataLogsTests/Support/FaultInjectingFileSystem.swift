@@ -22,6 +22,9 @@ final class FaultInjectingFileSystem: FileSystem {
         /// Renames to hold when a condition on the rename and the record so far holds
         /// (``holdRename(where:until:)``).
         var conditionalRenameHolds: [(condition: @Sendable (_ from: String, _ thread: String?, _ record: [Flush]) -> Bool, gate: ThreadGate)] = []
+        /// Opens to hold when a condition on the path and the record so far holds
+        /// (``holdOpen(where:until:)``).
+        var conditionalOpenHolds: [(condition: @Sendable (_ path: String, _ thread: String?, _ record: [Flush]) -> Bool, gate: ThreadGate)] = []
         var writeAttempts = 0
         var flushes: [Flush] = []
         /// Threads waiting for the record to satisfy a condition (``blockUntil(timeout:_:)``).
@@ -91,6 +94,14 @@ final class FaultInjectingFileSystem: FileSystem {
     func holdRename(ofPathContaining fragment: String, skipping skip: Int, until gate: ThreadGate) {
         faults.withLock { $0.renameHolds.append((fragment, skip, gate)) }
     }
+    /// Holds the first `open` for which `condition` (its path, the calling thread's name, the
+    /// record of calls before it) is true, before it happens, until `gate` opens; a test learns
+    /// that it is held from the gate (`blockUntilSomeoneIsHeld`). Opens are not recorded.
+    func holdOpen(
+        where condition: @escaping @Sendable (_ path: String, _ thread: String?, _ record: [Flush]) -> Bool, until gate: ThreadGate
+    ) {
+        faults.withLock { $0.conditionalOpenHolds.append((condition, gate)) }
+    }
     /// Holds the first rename for which `condition` (its source, the calling thread's name, the
     /// record of calls before it) is true, as ``holdRename(ofPathContaining:skipping:until:)``
     /// does: for a hold that must come after some other call, whoever makes it first.
@@ -119,6 +130,12 @@ final class FaultInjectingFileSystem: FileSystem {
     }
 
     func open(_ path: String, flags: Int32, mode: FileMode) throws(FileSystemError) -> Int32 {
+        let thread = Thread.current.name
+        let hold: ThreadGate? = faults.withLock { faults in
+            guard let index = faults.conditionalOpenHolds.firstIndex(where: { $0.condition(path, thread, faults.flushes) }) else { return nil }
+            return faults.conditionalOpenHolds.remove(at: index).gate
+        }
+        hold?.blockWhileClosed()
         // Folders (for fsync) and the lock stay reachable: the faults model a full or failing data disk.
         if let code = faults.withLock({ $0.openError }), flags & O_DIRECTORY == 0, !path.hasSuffix("/lock"), flags & (O_WRONLY | O_RDWR) != 0 {
             throw FileSystemError(code: code, operation: "open", path: path)

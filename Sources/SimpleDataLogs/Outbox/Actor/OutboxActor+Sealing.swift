@@ -97,6 +97,10 @@ extension OutboxActor {
     func finishSeals() {
         sealer.blockUntilCaughtUp()
         applySealOutcomes(takeSealOutcomes())
+        // Those outcomes may have made the caps evict: the evicted files go too before whoever
+        // waits here looks at the folder (a barrier's waiter would otherwise find a batch both
+        // counted evicted and still on disk). No wait when nothing was handed over since.
+        sealer.blockUntilCaughtUp()
     }
 
     /// Back-pressure: blocks this thread (the outbox's own) while the journals with the sealer
