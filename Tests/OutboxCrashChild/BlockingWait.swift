@@ -1,4 +1,4 @@
-@testable import SimpleDataLogs
+import SimpleDataLogs
 
 extension SimpleDataLogsClient {
     /// `blockUntilJournaled` from the child's top-level code: the child's main thread is its own
