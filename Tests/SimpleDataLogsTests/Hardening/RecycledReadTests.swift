@@ -10,6 +10,34 @@ import SimpleDataLogsTesting
 /// may differ from what was sealed under the id it is sent as.
 @Suite("Hardening: a batch file recycled under a read is never sent under the evicted batch's id", .stuckTestLimit)
 struct RecycledReadTests {
+    /// Seals batches 0 and 1 while offline (so their names are known before the uploader's first
+    /// pass), then goes online with the ingest holding its answers: batch 0 goes, and the
+    /// uploader's read of batch 1's file is held open until `readHeld` opens.
+    /// - Returns: The two sealed batches, oldest first.
+    static func holdReadOfBatchOne(
+        _ delivery: Delivery, outbox: OutboxActor, files: FaultInjectingFileSystem, until readHeld: ThreadGate
+    ) async throws -> [StoredBatch] {
+        delivery.client.setOffline(true)
+        delivery.track(0..<2)
+        await delivery.test.drain()
+        await outbox.waitUntilSealed(atLeast: 2)
+        let sealed = await outbox.sealedBatches
+        try #require(sealed.count == 2)
+        let second = sealed[1].fileName
+        files.holdRead(ofPathContaining: second, until: readHeld)
+        delivery.ingest.script([.heldUntilReleased])
+        delivery.client.setOffline(false)
+        let opened = try await onOwnThread {
+            files.blockUntil(timeout: .after(.seconds(60))) { record in
+                record.contains { $0.kind == .read && $0.path.hasSuffix(second) && $0.thread != "sdl.outbox" }
+            }
+        }
+        // (The held read holds the uploader's thread, where its requests start too: batch 0's
+        // request may leave only once the read is let go.)
+        try #require(opened, "batch 1's file is open for reading, off the journal's thread; the read is held")
+        return sealed
+    }
+
     @Test("a read-ahead held open across eviction, recycling and the spare's reuse as a journal: nothing sent differs from what was sealed under its id, and no evicted event counts as delivered")
     func readAcrossRecycling() async throws {
         let files = FaultInjectingFileSystem()
@@ -22,27 +50,9 @@ struct RecycledReadTests {
             $0.requestTimeout = .seconds(600)
         }) { delivery in
             let outbox = try #require(delivery.client.pipeline?.outbox)
-            // Offline while the first two batches are sealed, so their names are known before the
-            // uploader's first pass: batch 0 goes, batch 1 is read while batch 0 is in flight.
-            delivery.client.setOffline(true)
-            delivery.track(0..<2)
-            await delivery.test.drain()
-            await outbox.waitUntilSealed(atLeast: 2)
-            let sealed = await outbox.sealedBatches
-            try #require(sealed.count == 2)
-            let second = sealed[1].fileName
             let readHeld = ThreadGate(isOpen: false)
-            files.holdRead(ofPathContaining: second, until: readHeld)
-            delivery.ingest.script([.heldUntilReleased])
-            delivery.client.setOffline(false)
-            let opened = try await onOwnThread {
-                files.blockUntil(timeout: .after(.seconds(60))) { record in
-                    record.contains { $0.kind == .read && $0.path.hasSuffix(second) && $0.thread != "sdl.outbox" }
-                }
-            }
-            // (The held read holds the uploader's thread, where its requests start too: batch 0's
-            // request may leave only once the read is let go.)
-            try #require(opened, "batch 1's file is open for reading, off the journal's thread; the read is held")
+            let sealed = try await Self.holdReadOfBatchOne(delivery, outbox: outbox, files: files, until: readHeld)
+            let second = sealed[1].fileName
 
             // The caps (3 files) evict batches 0 and 1; the sealer empties batch 1's file and
             // moves it into tmp/ as a spare.
@@ -117,22 +127,8 @@ struct RecycledReadTests {
                 journalHeld.open()
             }
             let outbox = try #require(delivery.client.pipeline?.outbox)
-            delivery.client.setOffline(true)
-            delivery.track(0..<2)
-            await delivery.test.drain()
-            await outbox.waitUntilSealed(atLeast: 2)
-            let sealed = await outbox.sealedBatches
-            try #require(sealed.count == 2)
+            let sealed = try await Self.holdReadOfBatchOne(delivery, outbox: outbox, files: files, until: readHeld)
             let second = sealed[1].fileName
-            files.holdRead(ofPathContaining: second, until: readHeld)
-            delivery.ingest.script([.heldUntilReleased])
-            delivery.client.setOffline(false)
-            let opened = try await onOwnThread {
-                files.blockUntil(timeout: .after(.seconds(60))) { record in
-                    record.contains { $0.kind == .read && $0.path.hasSuffix(second) && $0.thread != "sdl.outbox" }
-                }
-            }
-            try #require(opened, "batch 1's file is open for reading; the read is held")
 
             delivery.track(2..<3)
             let stagesStopped = try await onOwnThread { stagesHeld.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
