@@ -62,7 +62,8 @@ enum SendCommand {
     /// The whole command within `--timeout` (and ``grace``), launch included: a storage folder
     /// with a large backlog (a crash-looping server's) keeps the SDK recovering, and the new
     /// event waits behind that recovery. When the limit passes first, the command says what is
-    /// true: the event is on disk (exit 75) or it was never written (exit 69), and leaves.
+    /// true: the event was never written (exit 69), and leaves. Once the event is written the
+    /// command's own limits bound the rest, as they always did.
     private static func send(_ options: SendOptions, console: any Console, environment: [String: String]) async -> Int32 {
         let clock = ContinuousClock()
         let start = clock.now
@@ -75,16 +76,15 @@ enum SendCommand {
         )
         let work = Task { [environment] in await deliver(with: client, options: options, console: console, environment: environment) }
         if let status = await FirstOf.value(of: work, within: options.timeout + grace) { return status }
+        // Written: recovery is over (the event waits behind it, on the same actor), and the rest
+        // of the command is bounded by its own limits (the flush's, shutdown's time limit); a
+        // loaded machine may take a moment past them, and cutting in would misreport a delivery.
+        // The journal's watermark counts what this client wrote; the new event is its only one.
+        if client.journalWatermark.eventsWritten > 0 { return await work.value }
         let elapsed = LogFormat.duration(start.duration(to: clock.now))
         let root = options.storage?.path ?? OutboxInspector.defaultRoot(appID: "sdl", environment: environment)
         let folder = root.map(TerminalText.escaped) ?? "the outbox folder"
-        // The journal's watermark counts what this process wrote; the new event is its only one.
-        if client.journalWatermark.eventsWritten > 0 {
-            console.err("sdl send: not delivered within \(elapsed) (the SDK was still busy with the storage folder, recovering what earlier runs left).")
-            console.err("  The event is safe on disk in \(folder); the next `sdl send` with that storage folder sends it.")
-            return ExitCode.tryAgainLater
-        }
-        console.err("sdl send: the event was NOT written: the timeout passed (\(elapsed)) while the SDK was still recovering what earlier runs left in \(folder).")
+        console.err("sdl send: the event was NOT written when the timeout passed (\(elapsed)): the SDK was still recovering what earlier runs left in \(folder).")
         console.err("  Nothing earlier runs left is lost (the next run goes on with it); send the event again with a longer --timeout.")
         return ExitCode.notWritten
     }
