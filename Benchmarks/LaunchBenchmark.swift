@@ -25,7 +25,8 @@ struct LaunchBenchmark {
     static let filesPerArea = 5_000
 
     func run() async {
-        let sizes = options.quick ? [2_000] : [10_000, 100_000]
+        // `--calls N` launches on N files only (a profiling run).
+        let sizes = options.calls.map { [$0] } ?? (options.quick ? [2_000] : [10_000, 100_000])
         for files in sizes {
             for capped in [true, false] {
                 guard let seconds = await once(files: files, serverCaps: capped) else { return }

@@ -54,6 +54,7 @@ struct OptionsError: Error {
           --quick   a short run (CI): proves the benchmarks build and run; judges nothing
           --only    run only the named benchmarks (for example under valgrind --tool=callgrind)
           --calls   the number of track() calls in the track benchmark (default 1,000,000; 50,000 with --quick),
-                    or of events in the profile run (default 100,000)
+                    or of events in the profile run (default 100,000),
+                    or of batch files in the launch run (default 10,000 and 100,000)
         """
 }

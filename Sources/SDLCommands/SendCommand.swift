@@ -19,7 +19,8 @@ enum SendCommand {
           --key KEY          the ingest key, sdl_sec_… or sdl_pub_… (or set SDL_INGEST_KEY)
           --storage DIR      the outbox folder (default: SDL_STORAGE_DIR, else
                              $XDG_DATA_HOME or ~/.local/share, then /sdl/SimpleDataLogs)
-          --timeout SECONDS  the longest to wait for delivery (default 10)
+          --timeout SECONDS  the longest the whole command takes, recovery of the storage
+                             folder included (default 10; half a second more to finish)
           --verbose          print the SDK's own story of this send on standard error: what it
                              recovered, each batch sealed, sent and answered (status, round
                              trip), each backoff and why (the same as SDL_LOG_LEVEL=debug)
@@ -31,8 +32,12 @@ enum SendCommand {
           1   not deliverable: the ingest rejected the event or set its batch aside, or
               acknowledged nothing while events left the outbox undelivered
           64  usage error: the message says what to type instead
+          69  not written: the timeout passed while the SDK was still recovering a large
+              storage folder, before the event reached the disk; send it again with a longer
+              --timeout (nothing earlier runs left is lost)
           75  not delivered yet but safe on disk (ingest down, a 401, a backoff longer than the
-              timeout): the next `sdl send` with the same storage folder sends it
+              timeout, a recovery longer than the timeout): the next `sdl send` with the same
+              storage folder sends it
         """
 
     static func run(_ arguments: [String], console: any Console, environment: [String: String]) async -> Int32 {
@@ -50,9 +55,18 @@ enum SendCommand {
         return await send(options, console: console, environment: environment)
     }
 
+    /// How much past `--timeout` the command may run to finish its last steps (shutdown, the
+    /// final lines) before it stops waiting for them.
+    static let grace: Duration = .milliseconds(500)
+
+    /// The whole command within `--timeout` (and ``grace``), launch included: a storage folder
+    /// with a large backlog (a crash-looping server's) keeps the SDK recovering, and the new
+    /// event waits behind that recovery. When the limit passes first, the command says what is
+    /// true: the event was never written (exit 69), and leaves. Once the event is written the
+    /// command's own limits bound the rest, as they always did.
     private static func send(_ options: SendOptions, console: any Console, environment: [String: String]) async -> Int32 {
         let clock = ContinuousClock()
-        let deadline = clock.now + options.timeout
+        let start = clock.now
         // --verbose is SDL_LOG_LEVEL=debug for this client, whatever the environment says.
         var environment = environment
         if options.verbose { environment["SDL_LOG_LEVEL"] = LogLevel.debug.name }
@@ -60,6 +74,26 @@ enum SendCommand {
             clock: clock, wallClock: SystemWallClock(), logSink: ConsoleLogSink(console: console),
             environment: environment
         )
+        let work = Task { [environment] in await deliver(with: client, options: options, console: console, environment: environment) }
+        if let status = await FirstOf.value(of: work, within: options.timeout + grace) { return status }
+        // Written: recovery is over (the event waits behind it, on the same actor), and the rest
+        // of the command is bounded by its own limits (the flush's, shutdown's time limit); a
+        // loaded machine may take a moment past them, and cutting in would misreport a delivery.
+        // The journal's watermark counts what this client wrote; the new event is its only one.
+        if client.journalWatermark.eventsWritten > 0 { return await work.value }
+        let elapsed = LogFormat.duration(start.duration(to: clock.now))
+        let root = options.storage?.path ?? OutboxInspector.defaultRoot(appID: "sdl", environment: environment)
+        let folder = root.map(TerminalText.escaped) ?? "the outbox folder"
+        console.err("sdl send: the event was NOT written when the timeout passed (\(elapsed)): the SDK was still recovering what earlier runs left in \(folder).")
+        console.err("  Nothing earlier runs left is lost (the next run goes on with it); send the event again with a longer --timeout.")
+        return ExitCode.notWritten
+    }
+
+    private static func deliver(
+        with client: SimpleDataLogsClient, options: SendOptions, console: any Console, environment: [String: String]
+    ) async -> Int32 {
+        let clock = ContinuousClock()
+        let deadline = clock.now + options.timeout
         client.configure(SimpleDataLogsClient.Configuration(
             ingestKey: options.key, endpoint: options.endpoint, storageDirectory: options.storage, appID: "sdl",
             requestTimeout: min(options.timeout, .seconds(30))

@@ -9,6 +9,10 @@ package enum ExitCode {
     package static let usage: Int32 = 64
     /// A folder named on the command line does not exist (`EX_NOINPUT`).
     package static let noInput: Int32 = 66
+    /// `sdl send`: the time limit passed before the new event was written (the SDK was still
+    /// recovering a large storage folder): the event is not stored; earlier events are safe
+    /// (`EX_UNAVAILABLE`).
+    package static let notWritten: Int32 = 69
     /// Not done yet, but nothing is lost (`EX_TEMPFAIL`): `sdl send` left the event on disk for
     /// a later run; `sdl outbox requeue` found the outbox in use.
     package static let tryAgainLater: Int32 = 75

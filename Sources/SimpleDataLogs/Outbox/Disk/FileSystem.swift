@@ -89,6 +89,24 @@ package protocol FileSystem: Sendable {
     func isRegularFile(_ path: String) -> Bool
     /// Whether `path` is a folder.
     func isDirectory(_ path: String) -> Bool
+
+    // A folder opened once for a loop over its files (``OpenedFolder``); each has a by-path
+    // default, which the real file system replaces with descriptor-relative calls.
+
+    /// Opens the folder `path` (confined: walked from the root, no link followed); the caller
+    /// gives it back with ``closeFolder(_:)``.
+    func openFolder(at path: String) throws(FileSystemError) -> OpenedFolder
+    /// Gives back a folder from ``openFolder(at:)``.
+    func closeFolder(_ folder: OpenedFolder)
+    /// The names in the folder, without `.` and `..`.
+    func names(in folder: OpenedFolder) throws(FileSystemError) -> [String]
+    /// A whole regular file's bytes; a link, folder, FIFO or device is refused, never opened
+    /// through nor waited on.
+    func readRegularFile(_ name: String, in folder: OpenedFolder) throws(FileSystemError) -> [UInt8]
+    /// `renameat(2)` of one name in `folder` to one name in `target`.
+    func rename(_ name: String, in folder: OpenedFolder, to newName: String, in target: OpenedFolder) throws(FileSystemError)
+    /// `unlinkat(2)` of one name in the folder; a file already gone is not an error.
+    func remove(_ name: String, in folder: OpenedFolder) throws(FileSystemError)
 }
 
 /// The real file system, through POSIX calls.
