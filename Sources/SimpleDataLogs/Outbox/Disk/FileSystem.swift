@@ -277,9 +277,7 @@ package struct PosixFileSystem: FileSystem {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+            let name = direntName(entry)
             if name != "." && name != ".." { names.append(name) }
         }
         return names
@@ -332,3 +330,11 @@ private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ coun
 private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(descriptor, bytes, count) }
 func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
 private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+
+/// The name in a `readdir` entry, read in place up to its NUL. Copying `d_name` out as a value
+/// reads all 256 bytes of the field, past the end of a short entry at the end of the buffer
+/// `readdir` fills (AddressSanitizer caught it: a heap-buffer-overflow in launch's listing).
+func direntName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+    let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 0
+    return String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
+}

@@ -98,9 +98,7 @@ private func listNames(_ descriptor: Int32) -> [String]? {
     defer { closedir(directory) }
     var names: [String] = []
     while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
+        let name = direntName(entry)
         if name != "." && name != ".." { names.append(name) }
     }
     return names
