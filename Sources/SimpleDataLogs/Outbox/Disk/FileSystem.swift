@@ -275,12 +275,7 @@ package struct PosixFileSystem: FileSystem {
         }
         guard let directory = opened else { throw FileSystemError(code: errno, operation: "opendir", path: path) }
         defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = direntName(entry)
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        return entryNames(directory)
     }
 
     package func read(_ path: String) throws(FileSystemError) -> [UInt8] {
@@ -319,9 +314,9 @@ package struct PosixFileSystem: FileSystem {
 
 /// What `opendir(3)` returns, as each C library spells it.
 #if canImport(Darwin)
-private typealias DirectoryStream = UnsafeMutablePointer<DIR>
+typealias DirectoryStream = UnsafeMutablePointer<DIR>
 #else
-private typealias DirectoryStream = OpaquePointer
+typealias DirectoryStream = OpaquePointer
 #endif
 
 // The system calls under other names, so that the seam's methods can share theirs.
@@ -331,10 +326,16 @@ private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, 
 func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
 private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 
-/// The name in a `readdir` entry, read in place up to its NUL. Copying `d_name` out as a value
-/// reads all 256 bytes of the field, past the end of a short entry at the end of the buffer
-/// `readdir` fills (AddressSanitizer caught it: a heap-buffer-overflow in launch's listing).
-func direntName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+/// Every name `directory` lists but `.` and `..`, each read in place from its `readdir` entry
+/// up to its NUL. Copying `d_name` out as a value reads all 256 bytes of the field, past the end
+/// of a short entry at the end of the buffer `readdir` fills (AddressSanitizer caught it: a
+/// heap-buffer-overflow in launch's listing).
+func entryNames(_ directory: DirectoryStream) -> [String] {
     let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 0
-    return String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
+    var names: [String] = []
+    while let entry = readdir(directory) {
+        let name = String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
 }

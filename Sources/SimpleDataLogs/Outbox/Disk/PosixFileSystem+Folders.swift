@@ -96,10 +96,5 @@ private func listNames(_ descriptor: Int32) -> [String]? {
         return nil
     }
     defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-        let name = direntName(entry)
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names
+    return entryNames(directory)
 }
