@@ -35,8 +35,8 @@ enum BatchQueueChange: Sendable, Equatable {
 }
 
 /// What the uploader did with a batch, for the outbox to carry out on disk and in its counters.
-/// Posted on one ``HandOffQueue`` the outbox drains at each wake-up of its loop (as it drains the
-/// sealer's outcomes), and at each `flush()`; never awaited.
+/// Posted as ``OutboxInput/delivery(_:)`` messages in the outbox's one input, handled by its loop
+/// as it handles the sealer's outcomes (and taken out of it at each `flush()`); never awaited.
 enum DeliveryOutcome: Sendable, Equatable {
     /// A 202: delete the file; `rejected` of its events were refused by the ingest.
     case delivered(UUID, rejected: Int)
