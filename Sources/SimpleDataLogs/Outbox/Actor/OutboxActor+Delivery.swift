@@ -12,16 +12,7 @@ extension OutboxActor {
     /// seal outcomes and timers stay, in order, for the loop): what a flush does once its
     /// barrier has passed the uploader. Returns how many batches were split.
     func applyWaitingDeliveryOutcomes() -> Int {
-        applyDeliveryOutcomes(takeDeliveryOutcomes())
-    }
-
-    /// The uploader's outcomes waiting in ``input``, taken out of it.
-    func takeDeliveryOutcomes() -> [DeliveryOutcome] {
-        var outcomes: [DeliveryOutcome] = []
-        for message in input.takeAll(where: { if case .delivery = $0 { true } else { false } }) {
-            if case .delivery(let done) = message { outcomes += done }
-        }
-        return outcomes
+        applyDeliveryOutcomes(takeWaiting(\.deliveryOutcomes))
     }
 
     /// Carries out `taken`, in order, and wakes the sealer for the deletes. Returns how many

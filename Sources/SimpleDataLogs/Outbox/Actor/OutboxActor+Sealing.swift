@@ -96,7 +96,7 @@ extension OutboxActor {
     /// waits there (chunks behind this one, timers) stays, in order, for the loop.
     func finishSeals() {
         sealer.blockUntilCaughtUp()
-        applySealOutcomes(takeSealOutcomes())
+        applySealOutcomes(takeWaiting(\.sealOutcomes))
         // Those outcomes may have made the caps evict: the evicted files go too before whoever
         // waits here looks at the folder (a barrier's waiter would otherwise find a batch both
         // counted evicted and still on disk). No wait when nothing was handed over since.
@@ -112,20 +112,17 @@ extension OutboxActor {
         while state.bytesBeingSealed > OutboxState.maxBytesBeingSealed {
             let before = state.bytesBeingSealed
             sealer.blockUntilProgress()
-            applySealOutcomes(takeSealOutcomes())
+            applySealOutcomes(takeWaiting(\.sealOutcomes))
             // Nothing came back (the sealer had nothing left): the rest is settled in the loop.
             if state.bytesBeingSealed == before { break }
         }
     }
 
-    /// The sealer's outcomes waiting in ``input``, taken out of it; whatever else waits there
-    /// (chunks, timers) stays, in order, for the loop.
-    func takeSealOutcomes() -> [SealOutcome] {
-        var outcomes: [SealOutcome] = []
-        for message in input.takeAll(where: { if case .sealed = $0 { true } else { false } }) {
-            if case .sealed(let sealed) = message { outcomes += sealed }
-        }
-        return outcomes
+    /// The outcomes of one kind waiting in ``input`` (`\.sealOutcomes`, `\.deliveryOutcomes`),
+    /// taken out of it, oldest first; whatever else waits there (chunks, timers) stays, in order,
+    /// for the loop.
+    func takeWaiting<Outcome>(_ outcomes: (OutboxInput) -> [Outcome]?) -> [Outcome] {
+        input.takeAll(where: { outcomes($0) != nil }).flatMap { outcomes($0) ?? [] }
     }
 
     /// Retires a file the outbox is done with, off this thread (the sealer's job: deleted, or

@@ -216,7 +216,7 @@ actor OutboxActor {
         storageRetryTimer.cancel()
         commit()
         // What the uploader did last (its loop has ended): the delivered files go too.
-        _ = applyDeliveryOutcomes(takeDeliveryOutcomes())
+        _ = applyDeliveryOutcomes(takeWaiting(\.deliveryOutcomes))
         finishSeals()
         discardCrashRecordsOnDisk()
         giveUpCrashRecords(discard: false)
@@ -236,9 +236,7 @@ actor OutboxActor {
         // back-pressure or barrier takes out of the input meanwhile, and applied after those
         // the caps would see these journals as still with the sealer and evict newer batches
         // instead of them (seen under ThreadSanitizer: batches 0–99 kept, 350–399 evicted).
-        let outcomes = messages.flatMap { message -> [SealOutcome] in
-            if case .sealed(let sealed) = message { sealed } else { [] }
-        }
+        let outcomes = messages.flatMap { $0.sealOutcomes ?? [] }
         if !outcomes.isEmpty { applySealOutcomes(outcomes) }
         for message in messages {
             switch message {
@@ -254,8 +252,8 @@ actor OutboxActor {
             }
         }
         if !chunks.isEmpty { commit() }
-        // The caps once more, over what this pass wrote (no outcomes: only the caps).
-        applySealOutcomes([])
+        // The caps once more, over what this pass wrote.
+        enforceCaps()
         // After the seal outcomes: a batch the uploader answered for was queued by one of them.
         _ = applyDeliveryOutcomes(delivery)
         for (kind, generation) in timers { timerFired(kind, generation: generation) }

@@ -19,6 +19,13 @@ enum OutboxInput: Sendable {
     case delivery([DeliveryOutcome])
 }
 
+extension OutboxInput {
+    /// The sealer's outcomes this message carries, if it is ``sealed(_:)``.
+    var sealOutcomes: [SealOutcome]? { if case .sealed(let outcomes) = self { outcomes } else { nil } }
+    /// The uploader's outcomes this message carries, if it is ``delivery(_:)``.
+    var deliveryOutcomes: [DeliveryOutcome]? { if case .delivery(let outcomes) = self { outcomes } else { nil } }
+}
+
 /// The outbox's one-shot timers, each a ``MessageTimer`` that posts ``OutboxInput/timer(_:generation:)``.
 enum OutboxTimerKind: Sendable, Equatable {
     /// Seals a partial batch `SealPolicy.maxAge` after its first event.
