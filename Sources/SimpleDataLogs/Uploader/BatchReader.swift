@@ -57,12 +57,8 @@ struct BatchReader: Sendable {
     /// the id) and exactly its number of intact events. Pure.
     static func check(_ bytes: [UInt8], against batch: StoredBatch) -> Read {
         let contents = BatchFile.decode(bytes)
-        let expected = EventEncoder.lowercaseString(batch.id)
-        if contents.headerIDs.count > 1 {
-            return .mismatched("\(contents.headerIDs.count) headers in one file")
-        }
-        if let found = contents.headerIDs.first, found != expected {
-            return .mismatched("its header names batch \(found.isEmpty ? "(none)" : found)")
+        if let reason = contents.headerMismatch(expected: EventEncoder.lowercaseString(batch.id)) {
+            return .mismatched(reason)
         }
         guard contents.payloads.count == batch.eventCount else {
             return .mismatched("\(contents.payloads.count) intact events where \(batch.eventCount) were sealed")

@@ -305,14 +305,17 @@ extension OutboxActor {
     }
 
     /// Reads every batch file once: counts its events, logs and counts damage, quarantines what
-    /// cannot be read at all, and deletes what holds nothing. Each folder is opened once and its
+    /// cannot be read at all, deletes what holds nothing, and seals again what holds another
+    /// batch than its name says (``resealForeign(_:among:in:)``). Each folder is opened once and its
     /// files reached relative to it (``OpenedFolder``): a walk from the root per file was most of
     /// launch's time with 100,000 files.
     private func takeStock(of area: AreaLayout, in layout: OutboxLayout) {
         for (folderPath, isSetAside) in [(area.batchesFolder, false), (area.setAsideFolder, true)] {
             guard let folder = try? fileSystem.openFolder(at: folderPath) else { continue }
             defer { fileSystem.closeFolder(folder) }
-            for original in ((try? fileSystem.names(in: folder)) ?? []).sorted() {
+            let names = ((try? fileSystem.names(in: folder)) ?? []).sorted()
+            var foreign: [ForeignBatchFile] = []
+            for original in names {
                 var name = original
                 guard let parts = JournalName.batchParts(name), let id = UUID(uuidString: parts.id) else {
                     quarantine(folder.path(of: name), in: layout, reason: "not a batch file name")
@@ -340,6 +343,10 @@ extension OutboxActor {
                     continue
                 }
                 state.open.reserve(above: parts.sequence)
+                if let reason = contents.headerMismatch(expected: EventEncoder.lowercaseString(id)) {
+                    foreign.append(ForeignBatchFile(name: name, sequence: parts.sequence, contents: contents, reason: reason))
+                    continue
+                }
                 let batch = StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: contents.payloads.count, byteCount: bytes.count)
                 if isSetAside {
                     queue.insertSetAside(batch)
@@ -347,45 +354,12 @@ extension OutboxActor {
                     insertSealed(batch)
                 }
             }
-        }
-    }
-
-    /// Seals each journal left by a crash into a batch of its own, keeping every intact record.
-    private func recoverJournals(_ journals: [(sequence: Int, path: String)], in area: AreaLayout) {
-        for journal in journals.sorted(by: { $0.sequence < $1.sequence }) {
-            guard fileSystem.isRegularFile(journal.path), let bytes = try? fileSystem.read(journal.path) else {
-                if let layout { quarantine(journal.path, in: layout, reason: "unreadable journal") }
-                continue
-            }
-            // The same format as a batch file: the header record is skipped.
-            let contents = BatchFile.decode(bytes)
-            let payloads = contents.payloads
-            reportDamage(contents.damage, in: journal.path)
-            state.open.reserve(above: journal.sequence)
-            guard !payloads.isEmpty else {
-                try? fileSystem.remove(journal.path)
-                continue
-            }
-            // A journal holds at most one batch, but a damaged one may hold anything: respect
-            // the batch rules when re-sealing, splitting into halves' paths as needed.
-            var allOnDisk = true
-            for (index, chunk) in RecoveryRules.chunked(payloads, policy: policy).enumerated() {
-                let path = index == 0 ? "r" : "r" + String(repeating: "1", count: index)
-                let batch = SealedBatch(id: UniqueID.random(), sequence: journal.sequence, path: path, payloads: chunk)
-                let stored = persist(batch, retiringJournal: nil)
-                if stored.heldInMemory != nil { allOnDisk = false }
-                insertSealed(stored)
-            }
-            // The journal is the only durable copy until every batch made from it is a file (a
-            // full disk holds them in memory): kept until then. The next launch deletes it once
-            // a batch of its sequence exists, or seals it again (the edge deduplicates by
-            // event_id what was sent meanwhile).
-            if allOnDisk { try? fileSystem.remove(journal.path) }
+            resealForeign(foreign, among: names, in: folder)
         }
     }
 
     /// One log line per damaged file, with the offsets, and the count.
-    private func reportDamage(_ damage: [JournalRecord.Damage], in path: String) {
+    func reportDamage(_ damage: [JournalRecord.Damage], in path: String) {
         guard !damage.isEmpty else { return }
         let runs = damage.map { "\($0.length) bytes at \($0.offset)" }.joined(separator: ", ")
         counters.update { $0.damagedRecords += damage.count }

@@ -65,6 +65,16 @@ package enum BatchFile {
         /// The `id` of each intact header record, in file order, as written (a lowercase UUID):
         /// one for a batch file. A reader checks it against the batch it meant to read.
         package var headerIDs: [String] = []
+
+        /// Why these contents are not the batch named `expected` (a lowercase id), or nil when
+        /// they may be: more than one header (files joined), or a header naming another batch
+        /// (a file copied in under another name, or recycled under a read). A file with no
+        /// header passes: journals sealed before headers existed have none.
+        package func headerMismatch(expected: String) -> String? {
+            if headerIDs.count > 1 { return "\(headerIDs.count) headers in one file" }
+            if let found = headerIDs.first, found != expected { return "its header names batch \(found.isEmpty ? "(none)" : found)" }
+            return nil
+        }
     }
 
     /// Reads a batch (or journal) file's bytes: every intact event record, and the damage.
