@@ -10,21 +10,24 @@ import SimpleDataLogsTesting
 struct OutageRoundTests {
     @Test("4 requests in flight, 5 refused rounds: every wait within the round's ceiling, and the first send after the edge is back within it")
     func firstSendAfterRecovery() async throws {
-        // The writer is held until all 200 events wait, so four batches are sealed together and
-        // four requests leave at once, whatever the machine's speed. No flush: its pass would
-        // make a second round at once (a flush ignores the backoff), and the rounds counted here
-        // are exactly the passes the timer starts.
+        // Each round's four answers (503) are held at the ingest until all four requests have
+        // arrived, so each round is exactly four requests in flight, whatever the machine's speed:
+        // a batch sealed late joins the round's free place instead of starting a round of its
+        // own. No flush: its pass would make a second round at once (a flush ignores the
+        // backoff), and the rounds counted here are exactly the passes the timer starts.
         let gate = WriterGate()
         var faults = FaultInjection()
         faults.writerGate = gate
+        let rounds = 5
         try await withDelivery(faults: faults, adjust: { $0.maxConcurrentRequests = 4 }) { delivery in
             let reports = delivery.client.deliveryReports(bufferingNewest: 1_000)
             let clock = delivery.test.clock
+            delivery.ingest.script(Array(repeating: ScriptedAnswer(.respond(status: 503, retryAfter: nil), isHeld: true), count: 4 * rounds))
             delivery.track(0..<200)
-            delivery.ingest.stop()  // the edge goes down: connections refused
             gate.open()  // the four sealed batches wake the uploader: the first round
-            let rounds = 5
             for round in 1...rounds {
+                try #require(await delivery.ingest.waitForRequests(count: 4 * round), "round \(round): four requests in flight")
+                delivery.ingest.releaseHeldAnswers()
                 var retries: [Duration] = []
                 while retries.count < 4 {
                     guard let report = try await nextElement(of: reports, waitingFor: "round \(round)'s retry reports") else { break }
@@ -38,15 +41,14 @@ struct OutageRoundTests {
                 let deadline = try #require(clock.nextDeadline)
                 clock.advance(to: deadline)
             }
-            #expect(delivery.ingest.summary.requests == 0 && delivery.client.counters.pendingOnDisk == 200)
+            #expect(delivery.ingest.summary.requests == 4 * rounds && delivery.client.counters.pendingOnDisk == 200)
 
-            // The edge is back on the same port. Within the fifth round's ceiling (16 s; it was
-            // up to 5 minutes when each refusal counted) the next send goes and delivers all.
-            let back = try LocalIngest(configuration: LocalIngest.Configuration(port: delivery.ingest.port))
-            defer { back.stop() }
+            // The edge is back (its script is used up: it answers normally). Within the fifth
+            // round's ceiling (16 s; it was up to 5 minutes when each refusal counted) the next
+            // send goes and delivers all.
             try #require(await clock.waitForSleepers(count: 1), "the backoff's timer")
             clock.advance(by: Backoff.ceiling(afterFailures: rounds))
-            #expect(await back.waitForEvents(count: 200, timeout: .seconds(20)), "delivered within the backoff after the edge came back")
+            #expect(await delivery.ingest.waitForEvents(count: 200, timeout: .seconds(20)), "delivered within the backoff after the edge came back")
         }
     }
 }
