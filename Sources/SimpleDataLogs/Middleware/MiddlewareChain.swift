@@ -52,6 +52,27 @@ package struct MiddlewareChain: Sendable {
     /// the ingest would refuse makes the event invalid, bad properties are repaired, and a
     /// device id it would refuse is cleared (the event is kept without one, never given the
     /// client's: the step meant another device).
+    /// Runs the steps on an event the SDK made itself (a session's start or end) and counts in
+    /// `tally` what they end, as for a tracked event; true when the event goes on. With no
+    /// steps, the event goes on as made.
+    func pass(_ event: inout Event, tally: inout ChunkTally, problems: inout [EventValidator.Problem], problemLog: ProblemLog) -> Bool {
+        guard !isEmpty else { return true }
+        switch process(&event, problems: &problems) {
+        case .kept(let cleared):
+            if cleared {
+                tally.clearedDeviceIDs += 1
+                problemLog.reportClearedDeviceID(from: .middleware)
+            }
+            return true
+        case .dropped(let step):
+            tally.droppedBySteps[step, default: 0] += 1
+            return false
+        case .invalid:
+            tally.invalid += 1
+            return false
+        }
+    }
+
     func process(_ event: inout Event, problems: inout [EventValidator.Problem]) -> Verdict {
         if case .dropped(let step) = run(&event) { return .dropped(byStep: step) }
         guard EventValidator.validate(&event, problems: &problems) else { return .invalid }

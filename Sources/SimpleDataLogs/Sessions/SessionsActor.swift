@@ -119,20 +119,8 @@ actor SessionsActor {
             output += emitted.map(PipelineItem.event)
             return
         }
-        for var event in emitted {
-            if cutoff.isCut { continue }
-            switch middleware.process(&event, problems: &problems) {
-            case .kept(let cleared):
-                if cleared {
-                    tally.clearedDeviceIDs += 1
-                    problemLog.reportClearedDeviceID(from: .middleware)
-                }
-                output.append(.event(event))
-            case .dropped(let step):
-                tally.droppedBySteps[step, default: 0] += 1
-            case .invalid:
-                tally.invalid += 1
-            }
+        for var event in emitted where !cutoff.isCut {
+            if middleware.pass(&event, tally: &tally, problems: &problems, problemLog: problemLog) { output.append(.event(event)) }
         }
     }
 }

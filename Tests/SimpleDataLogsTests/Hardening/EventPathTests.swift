@@ -104,6 +104,44 @@ struct EventPathTests {
         }
     }
 
+    @Test("the session_end of a session an earlier run left open, made at launch, passes the middleware too: seen and scrubbed, or dropped and counted")
+    func leftoverSessionEndPassesTheSteps() async throws {
+        for dropsEnds in [false, true] {
+            let directory = TemporaryDirectory()
+            let first = TestClient(directory: directory, adjust: { $0.autocapture = .sessions })
+            first.client.track("a")
+            await first.drain()
+            await shutDown(first.client)  // the session stays open on disk, as after a kill
+
+            let seen = Mutex<[String]>([])
+            var steps: [EventMiddleware] = [
+                EventMiddleware("watch") { event in
+                    seen.withLock { $0.append(event.name) }
+                    event.properties["checked"] = true
+                    return .keep
+                },
+            ]
+            if dropsEnds { steps.append(.drop("no session ends") { $0.name == "session_end" }) }
+            let middleware = steps
+            try await withTestClient(directory: directory, adjust: {
+                $0.autocapture = .sessions
+                $0.middleware = middleware
+            }) { second in
+                await second.drain()
+                let ends = try second.journaledEvents().filter { $0.name == "session_end" }
+                let counters = second.client.counters
+                #expect(seen.withLock { $0 } == ["session_end"], "the step saw the launch's session_end")
+                if dropsEnds {
+                    #expect(ends.isEmpty, "dropped by the step")
+                    #expect(counters.droppedByStep == ["no session ends": 1] && counters.isBalanced, "\(counters)")
+                } else {
+                    #expect(ends.count == 1 && ends.allSatisfy { $0.props["checked"] == true }, "changed by the step: \(ends)")
+                    #expect(counters.droppedByMiddleware == 0 && counters.isBalanced, "\(counters)")
+                }
+            }
+        }
+    }
+
     @Test("timed: duration_ms, outcome and error_type are the measurement's, replacing the caller's own keys, with one line")
     func timedKeys() async throws {
         try await withTestClient { test in

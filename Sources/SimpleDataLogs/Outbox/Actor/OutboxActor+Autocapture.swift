@@ -37,14 +37,21 @@ extension OutboxActor {
         return (try? JSONDecoder().decode([SessionRules.Session].self, from: Data(bytes))) ?? []
     }
 
-    /// Ends each leftover session at its last activity, as ordinary events of this launch.
+    /// Ends each leftover session at its last activity, as ordinary events of this launch: each
+    /// `session_end` passes the app's steps first, as the sessions stage's own do (a step may
+    /// scrub or drop it; a drop is counted).
     func endLeftoverSessions(_ sessions: [SessionRules.Session]) {
         guard !sessions.isEmpty else { return }
         var ids = EventIDGenerator()
         intake.admitGenerated(sessions.count)
+        var tally = ChunkTally()
+        var problems: [EventValidator.Problem] = []
         for session in sessions.sorted(by: { $0.lastActivity < $1.lastActivity }) {
-            append(SessionRules.endEvent(for: session, ids: &ids))
+            var event = SessionRules.endEvent(for: session, ids: &ids)
+            if middleware.pass(&event, tally: &tally, problems: &problems, problemLog: problemLog) { append(event) }
         }
+        problemLog.report(problems)
+        tally.commit(intake: intake, counters: counters, problemLog: problemLog)
         logger.info("Ended \(sessions.count) session(s) left open by an earlier run, at their last activity.")
     }
 

@@ -27,6 +27,9 @@ actor OutboxActor {
     let policy: SealPolicy
     let caps: OutboxCaps
     let autocapture: AutocaptureSettings
+    /// The app's steps, for the events the outbox makes itself: the `session_end` of a session
+    /// an earlier run left open (``endLeftoverSessions(_:)``).
+    let middleware: MiddlewareChain
     /// The outbox folder's layout, or `nil` in memory-only mode (no usable folder).
     let layout: OutboxLayout?
     /// The key and endpoint this client sends to, recorded in its area; only areas recorded for
@@ -72,9 +75,11 @@ actor OutboxActor {
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
-        input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil, executor: ThreadExecutor
+        input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil,
+        middleware: MiddlewareChain = MiddlewareChain(steps: []), executor: ThreadExecutor
     ) {
         self.sealer = sealer
+        self.middleware = middleware
         self.input = input
         let post: @Sendable (OutboxInput) -> Void = { input.push($0) }
         sealTimer = MessageTimer(clock: clock, post: post)
