@@ -116,7 +116,7 @@ final class Pipeline: Sendable {
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, input: toOutbox, sealer: sealerChannel,
-            owner: settings.owner, middleware: chain, executor: outboxExecutor
+            owner: settings.owner, middleware: chain, reports: reports, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions

@@ -56,6 +56,7 @@ final class DeliveryReportHub: Sendable {
         var subscribers: [Int: Subscriber] = [:]
         var nextID = 0
         var finished = false
+        var published = 0
     }
 
     private let state = Locked(State())
@@ -81,8 +82,14 @@ final class DeliveryReportHub: Sendable {
         return DeliveryReports(stream: stream, dropped: dropped)
     }
 
+    /// How many reports were published so far: the tests' window on the order of publishing.
+    var publishedCount: Int { state.withLock { $0.published } }
+
     func publish(_ report: DeliveryReport) {
-        let current = state.withLock { Array($0.subscribers.values) }
+        let current = state.withLock { state in
+            state.published += 1
+            return Array(state.subscribers.values)
+        }
         for subscriber in current {
             if case .dropped = subscriber.continuation.yield(report) {
                 subscriber.dropped.withLock { $0 += 1 }

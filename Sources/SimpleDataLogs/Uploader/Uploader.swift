@@ -201,8 +201,12 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     }
 
     /// Performs the machine's actions in order. What the outbox must do goes into its input as
-    /// one ``OutboxInput/delivery(_:)`` message for the lot (one wake-up), never awaited.
+    /// one ``OutboxInput/delivery(_:)`` message for the lot (one wake-up), never awaited. When
+    /// there is such a message, the reports go in it too, in order, for the outbox to publish
+    /// once it has applied the outcomes (and counted them): a report never runs ahead of the
+    /// counters. Reports of answers that change nothing on disk (a retry, a pause) go at once.
     private func perform(_ actions: [UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>.Action]) {
+        let viaOutbox = actions.contains { $0.isOutboxCall }
         var outcomes: [DeliveryOutcome] = []
         for action in actions {
             switch action {
@@ -217,7 +221,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             case .log(let level, let message):
                 logger.log(level, message)
             case .publish(let report):
-                reports.publish(report)
+                if viaOutbox { outcomes.append(.announce(report)) } else { reports.publish(report) }
             case .startTimer(let delay, let generation):
                 startTimer(after: delay, generation: generation)
             }

@@ -49,4 +49,7 @@ enum DeliveryOutcome: Sendable, Equatable {
     case setAside(UUID)
     /// Its file was not there when the uploader read it: the outbox checks and counts it lost.
     case vanished(UUID)
+    /// A report about the outcomes before it in the same message, published by the outbox once
+    /// it has applied them: whoever hears a report finds the counters already showing it.
+    case announce(DeliveryReport)
 }

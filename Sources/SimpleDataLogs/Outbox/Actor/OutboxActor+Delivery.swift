@@ -32,6 +32,8 @@ extension OutboxActor {
                 droppedTooLarge(id, announce: false)
             case .vanished(let id):
                 checkVanished(id)
+            case .announce(let report):
+                reports?.publish(report)
             case .split(let id):
                 // The split's own queue changes are the answer, sent as one message instead.
                 let before = unpostedChanges.count

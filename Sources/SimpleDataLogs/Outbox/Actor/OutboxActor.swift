@@ -30,6 +30,9 @@ actor OutboxActor {
     /// The app's steps, for the events the outbox makes itself: the `session_end` of a session
     /// an earlier run left open (``endLeftoverSessions(_:)``).
     let middleware: MiddlewareChain
+    /// Where the reports of what the uploader did are published, once this actor has applied it
+    /// (``DeliveryOutcome/announce(_:)``); nil in the outbox's own tests.
+    let reports: DeliveryReportHub?
     /// The outbox folder's layout, or `nil` in memory-only mode (no usable folder).
     let layout: OutboxLayout?
     /// The key and endpoint this client sends to, recorded in its area; only areas recorded for
@@ -76,10 +79,11 @@ actor OutboxActor {
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
         input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil,
-        middleware: MiddlewareChain = MiddlewareChain(steps: []), executor: ThreadExecutor
+        middleware: MiddlewareChain = MiddlewareChain(steps: []), reports: DeliveryReportHub? = nil, executor: ThreadExecutor
     ) {
         self.sealer = sealer
         self.middleware = middleware
+        self.reports = reports
         self.input = input
         let post: @Sendable (OutboxInput) -> Void = { input.push($0) }
         sealTimer = MessageTimer(clock: clock, post: post)

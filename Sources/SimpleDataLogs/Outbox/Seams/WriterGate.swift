@@ -4,6 +4,10 @@ package final class WriterGate: Sendable {
     private struct State: ParksWaiters {
         var isOpen: Bool
         var waiters = Waiters()
+        /// Writers that reached the closed gate (and took what they will write) and wait.
+        var held = 0
+        /// Tests waiting for a writer to be held (``someoneIsHeld()``).
+        var heldWatchers: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state: Locked<State>
@@ -25,6 +29,27 @@ package final class WriterGate: Sendable {
 
     /// Returns when the gate is open (or the calling task is cancelled).
     func pass() async {
+        let arrival: (held: Bool, watchers: [CheckedContinuation<Void, Never>]) = state.withLock { state in
+            guard !state.isOpen else { return (false, []) }
+            state.held += 1
+            defer { state.heldWatchers = [] }
+            return (true, state.heldWatchers)
+        }
+        for watcher in arrival.watchers { watcher.resume() }
         await state.park { $0.isOpen }
+        if arrival.held { state.withLock { $0.held -= 1 } }
+    }
+
+    /// Returns once a writer is held at the closed gate: whatever it took before reaching it
+    /// (the outbox's loop: every message waiting then) is held with it.
+    package func someoneIsHeld() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if state.held > 0 { return true }
+                state.heldWatchers.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 }
