@@ -24,6 +24,8 @@ import SimpleDataLogs
 //       one line: "crash" aborts the process, anything else exits 0.
 //   OutboxCrashChild blocked-folder <folder> <count>
 //       tracks into memory while <folder> cannot be made; journals once it can (BlockedFolderMode.swift).
+//   OutboxCrashChild intake-log <path> <threads>
+//       appends to an intake log from several threads until killed (IntakeLogMode.swift).
 //   OutboxCrashChild descriptors-…
 //       runs out of file descriptors (DescriptorModes.swift).
 
@@ -36,6 +38,8 @@ guard arguments.count >= 2 else {
 func argument(_ index: Int) -> String { index < arguments.count ? arguments[index] : "" }
 
 let mode = arguments[0]
+// The intake log's storage alone, killed mid-append: IntakeLogMode.swift.
+if mode == "intake-log" { runIntakeLogMode(path: arguments[1], threads: Int(argument(2)) ?? 4) }
 // Out of file descriptors: DescriptorModes.swift.
 if mode.hasPrefix("descriptors-") { await runDescriptorMode(mode, Array(arguments.dropFirst())) }
 let folder = URL(fileURLWithPath: arguments[1])

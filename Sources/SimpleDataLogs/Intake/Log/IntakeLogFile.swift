@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The intake log's file, mapped `MAP_SHARED`: an append is a few stores into memory the kernel
+/// owns, so a record whose append returned survives `kill -9` of this process (the page cache
+/// keeps it and writes it back) with no `write(2)`, no `fsync` and no thread hand-over. Power
+/// loss is not covered: nothing here flushes the pages.
+///
+/// The file has a fixed size, allocated on disk when it is made (`posix_fallocate`), so that a
+/// store into the mapping never needs a block the disk no longer has (a full disk turns that
+/// into `SIGBUS`). A file that cannot be made, allocated or mapped gives no log (`open` returns
+/// nil): the caller says so once and runs without it. It is never read through the mapping at
+/// launch: ``IntakeLogFormat/decode(_:)`` reads bytes taken with `read(2)`.
+///
+/// Not wired into `track()` yet (issue 25): this is the storage and its kill-safety, tested on
+/// its own (`IntakeLogTests`, `IntakeLogKillTests`).
+package final class IntakeLogFile: Sendable {
+    private struct State: Sendable {
+        /// The mapping's address as an integer: a raw pointer is not `Sendable`, and every use
+        /// of it is under this lock, while the mapping lives (DESIGN.md, section 11).
+        var address: UInt
+        var ring: IntakeLogRing
+        var nextSequence: UInt64
+    }
+
+    private let state: Locked<State>
+    private let mappedBytes: Int
+    package let path: String
+
+    /// Makes (or takes over) the log at `path` with room for `slotCount` slots, emptied, its
+    /// first record numbered `firstSequence`. Nil when the file cannot be made, allocated on
+    /// disk, or mapped; `failure` then names the step and the `errno`.
+    package static func create(at path: String, slotCount: Int, firstSequence: UInt64, failure: inout String?) -> IntakeLogFile? {
+        let size = IntakeLogFormat.fileSize(slotCount: slotCount)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            failure = "open: errno \(errno)"
+            return nil
+        }
+        defer { closeDescriptor(descriptor) }
+        // Emptied first: stale records of another run must not be read as this one's. The
+        // caller has read what it needed (recovery) before making the log again.
+        guard ftruncate(descriptor, 0) == 0, ftruncate(descriptor, off_t(size)) == 0 else {
+            failure = "ftruncate: errno \(errno)"
+            return nil
+        }
+        #if os(Linux)
+        let allocated = posix_fallocate(descriptor, 0, off_t(size))
+        guard allocated == 0 else {
+            failure = "posix_fallocate: errno \(allocated)"
+            return nil
+        }
+        #else
+        var store = fstore_t(fst_flags: UInt32(F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE, fst_offset: 0, fst_length: off_t(size), fst_bytesalloc: 0)
+        guard fcntl(descriptor, F_PREALLOCATE, &store) != -1 else {
+            failure = "F_PREALLOCATE: errno \(errno)"
+            return nil
+        }
+        #endif
+        guard let mapping = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapping != MAP_FAILED else {
+            failure = "mmap: errno \(errno)"
+            return nil
+        }
+        IntakeLogFormat.writeHeader(slotCount: slotCount, into: mapping)
+        return IntakeLogFile(path: path, address: UInt(bitPattern: mapping), size: size, slotCount: slotCount, firstSequence: firstSequence)
+    }
+
+    private init(path: String, address: UInt, size: Int, slotCount: Int, firstSequence: UInt64) {
+        self.path = path
+        mappedBytes = size
+        state = Locked(State(address: address, ring: IntakeLogRing(slotCount: slotCount), nextSequence: firstSequence))
+    }
+
+    deinit { close() }
+
+    /// What an append did.
+    package enum Append: Sendable, Equatable {
+        /// The record is in the log under this sequence number.
+        case written(UInt64)
+        /// No room without overwriting records not yet released.
+        case full
+        /// The log is closed.
+        case closed
+    }
+
+    /// Appends one record. Never blocks beyond the lock; never calls into the kernel.
+    package func append(kind: UInt8, payload: UnsafeRawBufferPointer) -> Append {
+        let slots = IntakeLogFormat.slots(forPayload: payload.count)
+        return state.withLock { state in
+            guard let mapping = UnsafeMutableRawPointer(bitPattern: state.address) else { return .closed }
+            let sequence = state.nextSequence
+            guard let start = state.ring.claim(slots: slots, sequence: sequence) else { return .full }
+            state.nextSequence += 1
+            let at = mapping + IntakeLogFormat.headerSize + start * IntakeLogFormat.slotSize
+            IntakeLogFormat.writeRecord(sequence: sequence, kind: kind, payload: payload, at: at)
+            return .written(sequence)
+        }
+    }
+
+    /// Appends one record.
+    package func append(kind: UInt8, payload: [UInt8]) -> Append {
+        payload.withUnsafeBytes { append(kind: kind, payload: $0) }
+    }
+
+    /// Frees the room of every record up to and including `sequence` (it is in the journal).
+    package func release(through sequence: UInt64) {
+        state.withLock { $0.ring.release(through: sequence) }
+    }
+
+    /// The records not released yet.
+    package var heldCount: Int { state.withLock { $0.ring.held.count } }
+
+    /// Unmaps the file; later appends answer ``Append/closed``. The file stays for the next
+    /// launch.
+    package func close() {
+        let address = state.withLock { state in
+            defer { state.address = 0 }
+            return state.address
+        }
+        if let mapping = UnsafeMutableRawPointer(bitPattern: address) { munmap(mapping, mappedBytes) }
+    }
+}
+
+/// `close(2)`, named apart from ``IntakeLogFile/close()``.
+private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
