@@ -49,6 +49,21 @@ struct IntakeLogBenchmark {
             }
             locked.append(Double(Measure.now() - baselineStart) / Double(calls))
         }
+        // The call record's encoding: the same event, as track() would log it.
+        var encodes: [Double] = []
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(512)
+        let properties = BenchEvent.properties(42)
+        let id = ids.next(milliseconds: now)
+        for _ in 0..<(options.quick ? 1 : 3) {
+            let start = Measure.now()
+            for _ in 0..<calls {
+                scratch.removeAll(keepingCapacity: true)
+                IntakeRecordCodec.encodeLiveEvent(name: BenchEvent.name, id: id, timestamp: now, properties: properties, into: &scratch)
+            }
+            encodes.append(Double(Measure.now() - start) / Double(calls))
+        }
+        report.add(Figure.ofRuns("intakelog.encode_event", encodes, unit: "ns", note: "one event's call record (\(scratch.count) B: name, id, times, 5 properties) into a reused buffer, mean of \(calls)"))
         report.add(Figure.ofRuns("intakelog.append", logged, unit: "ns", baseline: Measure.median(locked), note: "one \(payload.count)-byte record into the MAP_SHARED log (checksum, stores, ring), mean of \(calls); baseline: the same bytes appended to an array under Locked"))
         report.add(Figure.ofRuns("intakelog.baseline_locked_append", locked, unit: "ns", note: "the same bytes appended to an array under the SDK's Locked"))
     }

@@ -1,0 +1,363 @@
+package import Foundation
+
+/// The compact binary form of one intake call, as the intake log will hold it (issue 25; not yet
+/// used by `track()`): an event as `track()` stamped it, or a call that shapes later events
+/// (`setDeviceID`, `setDefaultProperties`, `setEnabled`, `reset`, an activity report).
+///
+/// Binary, not the journal's JSON: the encoding runs on `track()`'s path, and copying UTF-8 with a
+/// length in front is far cheaper than escaping it. Barriers and crash-record hand-overs are not
+/// logged: they mean nothing to another process. Decoding never traps: bytes that do not make a
+/// whole item give nil (a record the log's checksum passed can still come from another version).
+///
+/// ```
+/// item      := kind:u8 body
+/// event     := name:str id:16 timestamp:i64 trackedAt:i64 origin:u8 device:(0 | 1 str)
+///              properties:props scoped:(0 | 1 props)
+/// props     := count:varint (key:str value)*
+/// value     := 0 str | 1 i64 | 2 f64 | 3 (0 | 1)
+/// str       := count:varint utf8
+/// varint    := LEB128, at most 10 bytes; integers little-endian
+/// ```
+package enum IntakeRecordCodec {
+    /// The record kinds (the log record's `kind` byte and the item's first byte).
+    package enum Kind: UInt8, Sendable {
+        case event = 1
+        case setDeviceID = 2
+        case setDefaultProperties = 3
+        case setEnabled = 4
+        case reset = 5
+        case activity = 6
+    }
+
+    /// Appends `item`'s encoding to `buffer`; false (and nothing appended) for an item that is
+    /// not logged (a barrier, a crash record's hand-over).
+    @discardableResult
+    static func encode(_ item: IntakeItem, into buffer: inout [UInt8]) -> Bool {
+        guard let size = size(of: item) else { return false }
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: size))
+        buffer.withUnsafeMutableBytes { raw in
+            var writer = Writer(at: raw.baseAddress! + start)
+            writer.item(item)
+        }
+        return true
+    }
+
+    /// The bytes `item` encodes to, or nil for an item that is not logged. Written in two passes
+    /// (the size, then the bytes straight into place) so that encoding never grows an array byte
+    /// by byte: the log will hand the record's slots to ``write(_:at:)``.
+    static func size(of item: IntakeItem) -> Int? {
+        switch item {
+        case .event(let event):
+            var size = 1 + stringSize(event.name) + 16 + 8 + 8 + 1 + 1 + propertiesSize(event.properties) + 1
+            if case .explicit(let device) = event.deviceIDSource { size += stringSize(device) }
+            if let scoped = event.scopedProperties { size += propertiesSize(scoped) }
+            return size
+        case .setDeviceID(let device), .reset(let device):
+            return 2 + (device.map(stringSize) ?? 0)
+        case .setDefaultProperties(let properties):
+            return 1 + propertiesSize(properties)
+        case .setEnabled:
+            return 2
+        case .activity:
+            return 1 + 1 + 8
+        case .barrier, .crashRecordHandedOver:
+            return nil
+        }
+    }
+
+    /// Writes `item` at `start`, which has room for ``size(of:)`` bytes.
+    static func write(_ item: IntakeItem, at start: UnsafeMutableRawPointer) {
+        var writer = Writer(at: start)
+        writer.item(item)
+    }
+
+    private static func varintSize(_ value: Int) -> Int {
+        var size = 1
+        var rest = UInt64(value) >> 7
+        while rest > 0 {
+            size += 1
+            rest >>= 7
+        }
+        return size
+    }
+
+    private static func stringSize(_ string: String) -> Int {
+        let count = string.utf8.count
+        return varintSize(count) + count
+    }
+
+    private static func propertiesSize(_ properties: [String: PropertyValue]) -> Int {
+        var size = varintSize(properties.count)
+        for (key, value) in properties {
+            size += stringSize(key) + 1
+            switch value {
+            case .string(let string): size += stringSize(string)
+            case .int, .double: size += 8
+            case .bool: size += 1
+            }
+        }
+        return size
+    }
+
+    /// A cursor over room ``size(of:)`` measured: no bounds check per byte.
+    private struct Writer {
+        var cursor: UnsafeMutableRawPointer
+
+        init(at start: UnsafeMutableRawPointer) { cursor = start }
+
+        mutating func byte(_ value: UInt8) {
+            cursor.storeBytes(of: value, as: UInt8.self)
+            cursor += 1
+        }
+
+        mutating func integer(_ value: UInt64) {
+            cursor.storeBytes(of: value.littleEndian, as: UInt64.self)
+            cursor += 8
+        }
+
+        mutating func varint(_ value: Int) {
+            var rest = UInt64(value)
+            while rest >= 0x80 {
+                byte(UInt8(truncatingIfNeeded: rest) | 0x80)
+                rest >>= 7
+            }
+            byte(UInt8(rest))
+        }
+
+        mutating func string(_ string: String) {
+            let utf8 = string.utf8
+            varint(utf8.count)
+            // Native strings hand their bytes over without a copy; others are copied once.
+            let target = cursor
+            let copied: Bool? = utf8.withContiguousStorageIfAvailable { bytes in
+                if let base = bytes.baseAddress { target.copyMemory(from: base, byteCount: bytes.count) }
+                return true
+            }
+            if copied == nil {
+                for unit in utf8 { byte(unit) }
+            } else {
+                cursor += utf8.count
+            }
+        }
+
+        mutating func optionalString(_ string: String?) {
+            if let string {
+                byte(1)
+                self.string(string)
+            } else {
+                byte(0)
+            }
+        }
+
+        mutating func properties(_ properties: [String: PropertyValue]) {
+            varint(properties.count)
+            for (key, value) in properties {
+                string(key)
+                switch value {
+                case .string(let value):
+                    byte(0)
+                    string(value)
+                case .int(let value):
+                    byte(1)
+                    integer(UInt64(bitPattern: value))
+                case .double(let value):
+                    byte(2)
+                    integer(value.bitPattern)
+                case .bool(let value):
+                    byte(3)
+                    byte(value ? 1 : 0)
+                }
+            }
+        }
+
+        mutating func item(_ item: IntakeItem) {
+            switch item {
+            case .event(let event):
+                byte(Kind.event.rawValue)
+                string(event.name)
+                withUnsafeBytes(of: event.id.uuid) { cursor.copyMemory(from: $0.baseAddress!, byteCount: 16) }
+                cursor += 16
+                integer(UInt64(bitPattern: event.timestamp))
+                integer(UInt64(bitPattern: event.trackedAt))
+                switch event.origin {
+                case .live: byte(0)
+                case .backdated: byte(1)
+                case .autocaptured: byte(2)
+                }
+                if case .explicit(let device) = event.deviceIDSource {
+                    byte(1)
+                    string(device)
+                } else {
+                    byte(0)
+                }
+                properties(event.properties)
+                if let scoped = event.scopedProperties {
+                    byte(1)
+                    properties(scoped)
+                } else {
+                    byte(0)
+                }
+            case .setDeviceID(let device):
+                byte(Kind.setDeviceID.rawValue)
+                optionalString(device)
+            case .setDefaultProperties(let values):
+                byte(Kind.setDefaultProperties.rawValue)
+                properties(values)
+            case .setEnabled(let enabled):
+                byte(Kind.setEnabled.rawValue)
+                byte(enabled ? 1 : 0)
+            case .reset(let device):
+                byte(Kind.reset.rawValue)
+                optionalString(device)
+            case .activity(let activity, let time):
+                byte(Kind.activity.rawValue)
+                switch activity {
+                case .foreground: byte(0)
+                case .background: byte(1)
+                case .userInput: byte(2)
+                }
+                integer(UInt64(bitPattern: time))
+            case .barrier, .crashRecordHandedOver:
+                break
+            }
+        }
+    }
+
+    /// Appends a live event's record to `buffer`: for the benchmarks, which cannot see
+    /// ``IntakeItem``.
+    package static func encodeLiveEvent(name: String, id: UUID, timestamp: Int64, properties: [String: PropertyValue], into buffer: inout [UInt8]) {
+        encode(.event(.live(name: name, id: id, timestamp: timestamp, properties: properties)), into: &buffer)
+    }
+
+    /// The item `bytes` encode, or nil when they do not make exactly one whole item.
+    static func decode(_ bytes: [UInt8]) -> IntakeItem? {
+        var reader = Reader(bytes: bytes)
+        guard let item = reader.item(), reader.isAtEnd else { return nil }
+        return item
+    }
+
+    // MARK: Reading
+
+    /// A bounds-checked cursor: every read that would pass the end gives nil.
+    private struct Reader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        var isAtEnd: Bool { offset == bytes.count }
+
+        mutating func byte() -> UInt8? {
+            guard offset < bytes.count else { return nil }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func integer() -> UInt64? {
+            guard bytes.count - offset >= 8 else { return nil }
+            var value: UInt64 = 0
+            for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+            offset += 8
+            return value
+        }
+
+        mutating func varint() -> UInt64? {
+            var value: UInt64 = 0
+            for index in 0..<10 {
+                guard let byte = byte() else { return nil }
+                value |= UInt64(byte & 0x7F) << (7 * UInt64(index))
+                if byte & 0x80 == 0 { return value }
+            }
+            return nil
+        }
+
+        mutating func string() -> String? {
+            guard let count = varint(), count <= UInt64(bytes.count - offset) else { return nil }
+            let end = offset + Int(count)
+            defer { offset = end }
+            // Foundation's, not `String(validating:)`: that one needs macOS 15 / iOS 18.
+            return String(bytes: bytes[offset..<end], encoding: .utf8)
+        }
+
+        mutating func optionalString() -> String?? {
+            switch byte() {
+            case 0: return .some(nil)
+            case 1: return string().map { .some($0) }
+            default: return nil
+            }
+        }
+
+        mutating func properties() -> [String: PropertyValue]? {
+            // Each property takes at least 3 bytes: a count larger than that is garbage.
+            guard let count = varint(), count <= UInt64(bytes.count - offset) / 3 else { return nil }
+            var properties: [String: PropertyValue] = [:]
+            properties.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard let key = string(), let tag = byte() else { return nil }
+                switch tag {
+                case 0: guard let string = string() else { return nil }; properties[key] = .string(string)
+                case 1: guard let integer = integer() else { return nil }; properties[key] = .int(Int64(bitPattern: integer))
+                case 2: guard let bits = integer() else { return nil }; properties[key] = .double(Double(bitPattern: bits))
+                case 3:
+                    guard let bool = byte(), bool <= 1 else { return nil }
+                    properties[key] = .bool(bool == 1)
+                default: return nil
+                }
+            }
+            return properties
+        }
+
+        mutating func item() -> IntakeItem? {
+            guard let raw = byte(), let kind = Kind(rawValue: raw) else { return nil }
+            switch kind {
+            case .event: return event().map(IntakeItem.event)
+            case .setDeviceID: return optionalString().map(IntakeItem.setDeviceID)
+            case .setDefaultProperties: return properties().map(IntakeItem.setDefaultProperties)
+            case .setEnabled:
+                guard let value = byte(), value <= 1 else { return nil }
+                return .setEnabled(value == 1)
+            case .reset: return optionalString().map(IntakeItem.reset)
+            case .activity:
+                let activity: ActivityEvent
+                switch byte() {
+                case 0: activity = .foreground
+                case 1: activity = .background
+                case 2: activity = .userInput
+                default: return nil
+                }
+                guard let time = integer() else { return nil }
+                return .activity(activity, at: Int64(bitPattern: time))
+            }
+        }
+
+        mutating func event() -> Event? {
+            guard let name = string(), bytes.count - offset >= 16 else { return nil }
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &uuid) { raw in
+                for index in 0..<16 { raw[index] = bytes[offset + index] }
+            }
+            offset += 16
+            guard let timestamp = integer(), let trackedAt = integer() else { return nil }
+            let origin: Event.Origin
+            switch byte() {
+            case 0: origin = .live
+            case 1: origin = .backdated
+            case 2: origin = .autocaptured
+            default: return nil
+            }
+            guard let device = optionalString(), let properties = properties() else { return nil }
+            var scoped: [String: PropertyValue]?
+            switch byte() {
+            case 0: scoped = nil
+            case 1:
+                guard let read = self.properties() else { return nil }
+                scoped = read
+            default: return nil
+            }
+            return Event(
+                name: name, id: UUID(uuid: uuid), timestamp: Int64(bitPattern: timestamp), trackedAt: Int64(bitPattern: trackedAt),
+                properties: properties, origin: origin, deviceIDSource: device.map(Event.DeviceIDSource.explicit) ?? .inherited,
+                scopedProperties: scoped
+            )
+        }
+    }
+}
