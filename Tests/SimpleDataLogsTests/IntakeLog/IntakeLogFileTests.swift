@@ -35,6 +35,7 @@ struct IntakeLogFileTests {
         #expect(held.map(\.sequence) == Array(2_090...2_099), "the ten held records, whole")
         #expect(held.allSatisfy { $0.payload == payloads[$0.sequence] && $0.kind == 3 })
         #expect(contents.records.allSatisfy { $0.payload == payloads[$0.sequence] }, "stale records read back are what was written under their number")
+        #expect(contents.releasedThrough == 2_089 && contents.unreleased.map(\.sequence) == Array(2_090...2_099), "the header says what is released")
     }
 
     @Test("when every slot is held the log says full and writes nothing; a release makes room; a closed log says closed")
@@ -52,6 +53,8 @@ struct IntakeLogFileTests {
         log.release(through: 1)
         #expect(log.append(kind: 1, payload: [1]) == .written(3), "the number is not used up by a refusal")
         #expect(try Self.read(log.path).records.map(\.sequence) == [2, 3])
+        log.release(through: 0)
+        #expect(try Self.read(log.path).releasedThrough == 1, "a release never goes back")
         log.close()
         #expect(log.append(kind: 1, payload: [1]) == .closed)
         #expect(try Self.read(log.path).records.map(\.sequence) == [2, 3], "the file stays for the next launch")

@@ -32,6 +32,12 @@ struct IntakeLogKillTests {
         let window = (newest - 1_999)...newest
         let held = contents.records.filter { window.contains($0.sequence) }
         #expect(held.map(\.sequence) == Array(window), "no gap among the unreleased records")
+        // What recovery replays: everything after the header's release point, without a gap, and
+        // at most what the child held back (plus the appends that ran between a release and
+        // the next: four threads).
+        let unreleased = contents.unreleased.map(\.sequence)
+        #expect(unreleased.last == newest && unreleased == Array((contents.releasedThrough + 1)...newest), "released through \(contents.releasedThrough)")
+        #expect(unreleased.count >= 1_990 && unreleased.count <= 2_010, "\(unreleased.count) to replay")
         var byThread: [UInt8: [UInt64]] = [:]
         for record in held {
             let payload = record.payload

@@ -26,6 +26,8 @@ package final class IntakeLogFile: Sendable {
         var address: UInt
         var ring: IntakeLogRing
         var nextSequence: UInt64
+        /// What the header says is released; it only ever grows.
+        var releasedThrough: UInt64 = 0
     }
 
     private let state: Locked<State>
@@ -107,9 +109,16 @@ package final class IntakeLogFile: Sendable {
         payload.withUnsafeBytes { append(kind: kind, payload: $0) }
     }
 
-    /// Frees the room of every record up to and including `sequence` (it is in the journal).
+    /// Frees the room of every record up to and including `sequence` (it is in the journal), and
+    /// says so in the header, so that recovery replays only what came after.
     package func release(through sequence: UInt64) {
-        state.withLock { $0.ring.release(through: sequence) }
+        state.withLock { state in
+            guard sequence > state.releasedThrough else { return }
+            state.releasedThrough = sequence
+            state.ring.release(through: sequence)
+            guard let mapping = UnsafeMutableRawPointer(bitPattern: state.address) else { return }
+            mapping.storeBytes(of: sequence.littleEndian, toByteOffset: IntakeLogFormat.releasedOffset, as: UInt64.self)
+        }
     }
 
     /// The records not released yet.

@@ -9,6 +9,8 @@
 ///        8     4  format version (1), little-endian
 ///       12     4  slot size in bytes (128)
 ///       16     4  slot count
+///       24     8  released through: every record numbered up to this is in the journal
+///                 (stored at each release; 0 until the first)
 ///
 /// record (starts at a slot boundary, spans `slots` whole slots, never wraps)
 ///   offset  size  field
@@ -44,6 +46,9 @@ package enum IntakeLogFormat {
 
     /// The bytes of a file with `slotCount` slots.
     package static func fileSize(slotCount: Int) -> Int { headerSize + slotCount * slotSize }
+
+    /// Where the header keeps the sequence number released through.
+    package static let releasedOffset = 24
 
     /// Writes the header page's fields into `page` (at least ``headerSize`` bytes, zeroed).
     package static func writeHeader(slotCount: Int, into page: UnsafeMutableRawPointer) {
@@ -89,6 +94,13 @@ package enum IntakeLogFormat {
         /// Slots that start with the marker but fail their checksum or bounds: a record torn by
         /// a kill or a power loss, or a stale one partly overwritten by a later lap.
         package var damagedSlots = 0
+        /// Every record numbered up to this was released (is in the journal), as the header said.
+        package var releasedThrough: UInt64 = 0
+
+        /// The records not yet released when the file was last written: what recovery replays.
+        package var unreleased: ArraySlice<Record> {
+            records[(records.firstIndex { $0.sequence > releasedThrough } ?? records.endIndex)...]
+        }
     }
 
     /// Why a file cannot be read as an intake log.
@@ -113,6 +125,7 @@ package enum IntakeLogFormat {
             let slotCount = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
             guard slotSize == Self.slotSize, raw.count >= fileSize(slotCount: slotCount) else { return .failure(.truncated) }
             var contents = Contents()
+            contents.releasedThrough = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: releasedOffset, as: UInt64.self))
             var slot = 0
             while slot < slotCount {
                 let offset = headerSize + slot * slotSize
