@@ -19,12 +19,13 @@ open class NSApplication {
     open var isActive: Bool { fatalError("stand-in") }
 
     /// https://developer.apple.com/documentation/appkit/nsapplication/didbecomeactivenotification
-    /// `nonisolated class let didBecomeActiveNotification: NSNotification.Name`
-    public nonisolated static let didBecomeActiveNotification = NSNotification.Name("NSApplicationDidBecomeActiveNotification")
+    /// `class let didBecomeActiveNotification: NSNotification.Name` (main-actor isolated, as the
+    /// class is; UIKit's are `nonisolated`)
+    public static let didBecomeActiveNotification = NSNotification.Name("NSApplicationDidBecomeActiveNotification")
     /// https://developer.apple.com/documentation/appkit/nsapplication/didresignactivenotification
-    public nonisolated static let didResignActiveNotification = NSNotification.Name("NSApplicationDidResignActiveNotification")
+    public static let didResignActiveNotification = NSNotification.Name("NSApplicationDidResignActiveNotification")
     /// https://developer.apple.com/documentation/appkit/nsapplication/willterminatenotification
-    public nonisolated static let willTerminateNotification = NSNotification.Name("NSApplicationWillTerminateNotification")
+    public static let willTerminateNotification = NSNotification.Name("NSApplicationWillTerminateNotification")
 }
 
 /// https://developer.apple.com/documentation/appkit/nsworkspace
