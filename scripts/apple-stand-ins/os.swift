@@ -63,7 +63,9 @@ public struct OSLogMessage: ExpressibleByStringInterpolation {
 }
 
 /// https://developer.apple.com/documentation/os/logger
-/// `struct Logger` (`Sendable`).
+/// `struct Logger`. `Sendable` here: the page's declaration line does not list conformances, and
+/// the SDK's `Logger` is shared across threads; if Apple's were not `Sendable`, `OSLogSink` would
+/// need this check to be wrong to pass, so the hosted macOS build is the word on it.
 public struct Logger: Sendable {
     /// https://developer.apple.com/documentation/os/logger/init(subsystem:category:)
     /// `init(subsystem: String, category: String)`
