@@ -48,7 +48,7 @@ EXAMPLE_SOURCES = ROOT / "Sources" / "Examples" / "SwiftUIApp"
 
 # Modules every Apple platform has (and we either use from the toolchain or stand in for).
 # `ObjectiveC` is left out: the Linux compiler has no Objective-C interop, so code that needs it
-# (an NSException handler as a C function pointer) cannot be type-checked here; see NOT_CHECKED.
+# (an NSException handler as a C function pointer) cannot be type-checked here; the report names it.
 # `FoundationNetworking` counts as present: on Apple URLSession is in Foundation, on Linux in
 # FoundationNetworking, and the only code under that test is the import itself.
 APPLE_COMMON = {"Darwin", "Foundation", "FoundationNetworking", "Dispatch", "os", "SwiftUI", "CZlib", "CSignals",
@@ -94,12 +94,7 @@ def resolve(line, configuration):
     match = CONDITION.match(line)
     if not match:
         return line
-    def value(test):
-        kind, name = test.group(1), test.group(2)
-        if kind == "os":
-            return "true" if name == configuration["os"] else "false"
-        return "true" if name in configuration["modules"] else "false"
-    return match.group(1) + TEST.sub(value, match.group(2))
+    return match.group(1) + TEST.sub(lambda test: resolve_test(test, configuration), match.group(2))
 
 
 def active_lines(lines, configuration, linux_spelling=False):
@@ -138,6 +133,7 @@ def active_lines(lines, configuration, linux_spelling=False):
 
 
 def resolve_test(test, configuration):
+    """`true` or `false`: what one `canImport(X)` or `os(X)` test says under `configuration`."""
     kind, name = test.group(1), test.group(2)
     if kind == "os":
         return "true" if name == configuration["os"] else "false"
