@@ -1,6 +1,6 @@
-// Apple-only lifecycle adapters. They cannot be compiled on the Linux machines the SDK is built
-// and tested on (the hosted macOS workflow compiles them); DESIGN.md lists them. Each one only
-// maps platform notifications to `respond(to:)`, whose rules Linux tests exercise.
+// Apple-only lifecycle adapters. Linux CI type-checks them against stand-ins of UIKit and AppKit
+// (scripts/check-apple-code.py); the hosted macOS workflow builds them against Apple's SDK. Each
+// one only maps platform notifications to `respond(to:)`, whose rules Linux tests exercise.
 #if canImport(UIKit) && !os(watchOS)
 import UIKit
 
@@ -14,13 +14,14 @@ enum AppleLifecycle {
         let application = UIApplication.shared
         client.respond(to: application.applicationState == .active ? .becameActive : .resignedActive)
         let center = NotificationCenter.default
-        center.addObserver(forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main) { _ in
+        // The observers live as long as the process, so their tokens are not kept.
+        _ = center.addObserver(forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main) { _ in
             client.respond(to: .becameActive)
         }
-        center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { _ in
+        _ = center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { _ in
             client.respond(to: .enteredBackground, beginBackgroundTime: { BackgroundTime.begin() })
         }
-        center.addObserver(forName: UIApplication.willTerminateNotification, object: nil, queue: .main) { _ in
+        _ = center.addObserver(forName: UIApplication.willTerminateNotification, object: nil, queue: .main) { _ in
             client.respond(to: .willTerminate)
         }
     }
@@ -69,16 +70,17 @@ enum AppleLifecycle {
     static func attach(_ client: SimpleDataLogsClient) {
         client.respond(to: NSApplication.shared.isActive ? .becameActive : .resignedActive)
         let center = NotificationCenter.default
-        center.addObserver(forName: NSApplication.didBecomeActiveNotification, object: nil, queue: .main) { _ in
+        // The observers live as long as the process, so their tokens are not kept.
+        _ = center.addObserver(forName: NSApplication.didBecomeActiveNotification, object: nil, queue: .main) { _ in
             client.respond(to: .becameActive)
         }
-        center.addObserver(forName: NSApplication.didResignActiveNotification, object: nil, queue: .main) { _ in
+        _ = center.addObserver(forName: NSApplication.didResignActiveNotification, object: nil, queue: .main) { _ in
             client.respond(to: .resignedActive)
         }
-        center.addObserver(forName: NSApplication.willTerminateNotification, object: nil, queue: .main) { _ in
+        _ = center.addObserver(forName: NSApplication.willTerminateNotification, object: nil, queue: .main) { _ in
             client.respond(to: .willTerminate)
         }
-        NSWorkspace.shared.notificationCenter.addObserver(forName: NSWorkspace.willSleepNotification, object: nil, queue: .main) { _ in
+        _ = NSWorkspace.shared.notificationCenter.addObserver(forName: NSWorkspace.willSleepNotification, object: nil, queue: .main) { _ in
             client.respond(to: .willSleep)
         }
         InputIdleWatcher.start(client)

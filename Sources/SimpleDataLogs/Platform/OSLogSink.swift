@@ -3,7 +3,8 @@ import os
 
 /// The default log sink on Apple platforms: `os.Logger` with the subsystem
 /// `com.simpledatalogs.sdk`, so `log stream --predicate 'subsystem == "com.simpledatalogs.sdk"'
-/// --level debug` shows the SDK's lines. Not compiled on Linux (DESIGN.md lists it).
+/// --level debug` shows the SDK's lines. Not part of a Linux build; Linux CI type-checks it
+/// against a stand-in of `os` (DESIGN.md, "How the Apple code is checked").
 ///
 /// Every line reaches it at its own level, whatever `logLevel` says (``filtering`` is
 /// ``LogFiltering/byPlatform``): the unified log keeps or drops debug lines by its own settings,

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Platform attributes of the outbox folder. Apple-only and thin: its Apple branches cannot be
-/// compiled on the Linux machines the SDK is built and tested on (DESIGN.md lists it); on Linux
+/// Platform attributes of the outbox folder. Apple-only and thin: its Apple branches are not part of
+/// a Linux build (Linux CI type-checks them; DESIGN.md, "How the Apple code is checked"); on Linux
 /// the folder's mode (0700) is the whole story.
 enum StorageAttributes {
     /// Excludes the folder from backups, and on iOS gives it the

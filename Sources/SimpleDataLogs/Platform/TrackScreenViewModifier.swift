@@ -2,8 +2,8 @@
 public import SwiftUI
 
 extension View {
-    /// Sends `screen_view` with a `screen` property each time this view appears. Not compiled on
-    /// Linux (DESIGN.md lists it); it only calls ``SimpleDataLogs/trackScreen(_:properties:)``.
+    /// Sends `screen_view` with a `screen` property each time this view appears. Not part of a
+    /// Linux build (Linux CI type-checks it against a SwiftUI stand-in); it only calls ``SimpleDataLogs/trackScreen(_:properties:)``.
     /// - Parameters:
     ///   - screen: The screen's name.
     ///   - properties: More properties.
