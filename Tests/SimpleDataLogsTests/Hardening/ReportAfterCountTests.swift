@@ -18,15 +18,9 @@ struct ReportAfterCountTests {
         try await withDelivery(faults: faults, adjust: { $0.batchSize = 1 }) { delivery in
             let client = delivery.client
             let hub = try #require(client.pipeline?.reports)
-            // What the counters said when each .delivered report was heard.
-            let (heard, heardSink) = AsyncStream.makeStream(of: Int.self)
-            let listener = Task {
-                for await report in client.deliveryReports(bufferingNewest: 100) {
-                    if case .delivered = report { heardSink.yield(client.counters.delivered) }
-                }
-            }
-            defer { listener.cancel() }
-            var heardCounts = heard.makeAsyncIterator()
+            // Subscribed here, synchronously: a listener task could start after the report (its
+            // first version did, on a pool another test had saturated, and hung).
+            let reports = client.deliveryReports(bufferingNewest: 100)
 
             delivery.ingest.script([.heldUntilReleased])
             delivery.track(0..<1)
@@ -34,20 +28,24 @@ struct ReportAfterCountTests {
             // The journal thread's loop now holds whatever it takes next: the uploader's outcome.
             gate.close()
             delivery.ingest.releaseHeldAnswers()
-            // The journal thread's loop wakes for the uploader's outcome only, and is held with
-            // it: the uploader has heard the 202 and acted on it (a flush would wait for the
-            // held loop).
-            await gate.someoneIsHeld()
-            if hub.publishedCount > 0 {
-                // Published already: it must have been counted already too.
-                let seen = await heardCounts.next()
-                #expect(seen == 1, "a .delivered report was published while the counters showed \(seen.map(String.init) ?? "nothing") delivered")
-                gate.open()
-            } else {
-                gate.open()
-                let seen = await heardCounts.next()
-                #expect(seen == 1, "the report came once the outbox counted it")
+            // The loop wakes for the uploader's outcome only, and is held with it: the uploader
+            // has heard the 202 and acted on it. (A flush would wait for the held loop.)
+            let held = try await withTimeLimit(testWaitLimit, waitingFor: "the journal thread held with the outcome") {
+                await gate.someoneIsHeld()
+                return true
             }
+            try #require(held)
+            // The outbox cannot count anything now. A report published already ran ahead of it.
+            #expect(
+                hub.publishedCount == 0 || client.counters.delivered == 1,
+                "a .delivered report was published while the counters showed \(client.counters.delivered) delivered"
+            )
+            gate.open()
+            var deliveredAtReport: Int?
+            while deliveredAtReport == nil, let report = try await nextElement(of: reports, waitingFor: "the .delivered report") {
+                if case .delivered = report { deliveredAtReport = client.counters.delivered }
+            }
+            #expect(deliveredAtReport == 1, "the report came once the outbox counted it")
             await client.flush()
             #expect(client.counters.delivered == 1 && client.counters.isBalanced, "\(client.counters)")
         }

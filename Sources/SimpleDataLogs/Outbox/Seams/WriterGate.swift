@@ -6,8 +6,9 @@ package final class WriterGate: Sendable {
         var waiters = Waiters()
         /// Writers that reached the closed gate (and took what they will write) and wait.
         var held = 0
-        /// Tests waiting for a writer to be held (``someoneIsHeld()``).
-        var heldWatchers: [CheckedContinuation<Void, Never>] = []
+        /// Tests waiting for a writer to be held (``someoneIsHeld()``), by a number of their own.
+        var heldWatchers: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWatcher = 0
     }
 
     private let state: Locked<State>
@@ -32,8 +33,8 @@ package final class WriterGate: Sendable {
         let arrival: (held: Bool, watchers: [CheckedContinuation<Void, Never>]) = state.withLock { state in
             guard !state.isOpen else { return (false, []) }
             state.held += 1
-            defer { state.heldWatchers = [] }
-            return (true, state.heldWatchers)
+            defer { state.heldWatchers = [:] }
+            return (true, Array(state.heldWatchers.values))
         }
         for watcher in arrival.watchers { watcher.resume() }
         await state.park { $0.isOpen }
@@ -41,15 +42,24 @@ package final class WriterGate: Sendable {
     }
 
     /// Returns once a writer is held at the closed gate: whatever it took before reaching it
-    /// (the outbox's loop: every message waiting then) is held with it.
+    /// (the outbox's loop: every message waiting then) is held with it. Returns at once when the
+    /// calling task is cancelled, so a test's time limit ends the wait.
     package func someoneIsHeld() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state in
-                if state.held > 0 { return true }
-                state.heldWatchers.append(continuation)
-                return false
+        let number = state.withLock { state in
+            defer { state.nextWatcher += 1 }
+            return state.nextWatcher
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.held > 0 || Task.isCancelled { return true }
+                    state.heldWatchers[number] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
             }
-            if now { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.heldWatchers.removeValue(forKey: number) }?.resume()
         }
     }
 }
