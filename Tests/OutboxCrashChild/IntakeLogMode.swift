@@ -4,7 +4,7 @@ import SimpleDataLogs
 /// `OutboxCrashChild intake-log <path> <threads>`: appends records to an intake log at <path>
 /// from <threads> threads at once, as fast as they can, releasing all but the newest
 /// ``heldWindow`` (a journal that trails the intake), and prints "appended N" each time the
-/// appends that returned reach another 20,000, until the parent kills it.
+/// appends that returned reach another 5,000, until the parent kills it.
 ///
 /// Each payload is self-describing, so the parent can check every record it reads back:
 /// `[thread][counter, 8 bytes LE][filler of counter % 200 bytes, each UInt8(truncatingIfNeeded: counter)]`.
@@ -40,7 +40,7 @@ func runIntakeLogMode(path: String, threads: Int) -> Never {
     var printed = 0
     while true {
         let now = returned.withLock { $0 }
-        if now >= printed + 20_000 {
+        if now >= printed + 5_000 {
             printed = now
             FileHandle.standardOutput.write(Data("appended \(now)\n".utf8))
         }
