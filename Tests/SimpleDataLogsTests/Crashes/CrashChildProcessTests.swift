@@ -37,14 +37,6 @@ private enum CrashChildRunner {
         return try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(with: Result {
-                    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-                    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-                    let output = try FileHandle(forWritingTo: outputURL)
-                    let error = try FileHandle(forWritingTo: errorURL)
-                    defer { try? output.close(); try? error.close() }
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: path)
-                    process.arguments = [mode, recordFolder?.path ?? "none"]
                     var environment = ProcessInfo.processInfo.environment
                     if isSanitized {
                         environment["SWIFT_BACKTRACE"] = "enable=no"
@@ -56,16 +48,19 @@ private enum CrashChildRunner {
                     } else {
                         environment.removeValue(forKey: "SWIFT_BACKTRACE")
                     }
-                    process.environment = environment
-                    process.standardOutput = output
-                    process.standardError = error
-                    // A child that hangs instead of dying (a handler deadlocked) is killed by
-                    // the watchdog: the test fails on its SIGKILL instead of hanging the run.
-                    try runWatched(process, label: "CrashChild \(name)", watchdog: .seconds(180))
-                    process.waitUntilExit()
+                    // posix_spawn, not Process (see ChildProcess: Foundation's run() can crash the
+                    // test process on Linux). The watchdog kills a child that hangs instead of
+                    // dying (a handler deadlocked): the test fails on its SIGKILL, the run goes on.
+                    let started = try LinuxSpawn.spawn(
+                        path, arguments: [mode, recordFolder?.path ?? "none"], environment: environment,
+                        standardOutput: .file(outputURL.path), standardError: .file(errorURL.path),
+                        label: "CrashChild \(name)", watchdog: .seconds(180)
+                    )
+                    close(started.input)
+                    let (reason, status) = started.child.wait()
                     return CrashChildEnding(
-                        reason: process.terminationReason,
-                        status: process.terminationStatus,
+                        reason: reason,
+                        status: status,
                         standardOutput: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "",
                         standardError: (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
                     )
