@@ -160,7 +160,7 @@ package enum IntakeRecordCodec {
                     string(value)
                 case .int(let value):
                     byte(1)
-                    integer(UInt64(bitPattern: value))
+                    integer(UInt64(truncatingIfNeeded: value))
                 case .double(let value):
                     byte(2)
                     integer(value.bitPattern)
@@ -178,8 +178,8 @@ package enum IntakeRecordCodec {
                 string(event.name)
                 withUnsafeBytes(of: event.id.uuid) { cursor.copyMemory(from: $0.baseAddress!, byteCount: 16) }
                 cursor += 16
-                integer(UInt64(bitPattern: event.timestamp))
-                integer(UInt64(bitPattern: event.trackedAt))
+                integer(UInt64(truncatingIfNeeded: event.timestamp))
+                integer(UInt64(truncatingIfNeeded: event.trackedAt))
                 switch event.origin {
                 case .live: byte(0)
                 case .backdated: byte(1)
@@ -217,7 +217,7 @@ package enum IntakeRecordCodec {
                 case .background: byte(1)
                 case .userInput: byte(2)
                 }
-                integer(UInt64(bitPattern: time))
+                integer(UInt64(truncatingIfNeeded: time))
             case .barrier, .crashRecordHandedOver:
                 break
             }
@@ -295,7 +295,7 @@ package enum IntakeRecordCodec {
                 guard let key = string(), let tag = byte() else { return nil }
                 switch tag {
                 case 0: guard let string = string() else { return nil }; properties[key] = .string(string)
-                case 1: guard let integer = integer() else { return nil }; properties[key] = .int(Int64(bitPattern: integer))
+                case 1: guard let integer = integer() else { return nil }; properties[key] = .int(Int64(truncatingIfNeeded: integer))
                 case 2: guard let bits = integer() else { return nil }; properties[key] = .double(Double(bitPattern: bits))
                 case 3:
                     guard let bool = byte(), bool <= 1 else { return nil }
@@ -325,7 +325,7 @@ package enum IntakeRecordCodec {
                 default: return nil
                 }
                 guard let time = integer() else { return nil }
-                return .activity(activity, at: Int64(bitPattern: time))
+                return .activity(activity, at: Int64(truncatingIfNeeded: time))
             }
         }
 
@@ -354,7 +354,7 @@ package enum IntakeRecordCodec {
             default: return nil
             }
             return Event(
-                name: name, id: UUID(uuid: uuid), timestamp: Int64(bitPattern: timestamp), trackedAt: Int64(bitPattern: trackedAt),
+                name: name, id: UUID(uuid: uuid), timestamp: Int64(truncatingIfNeeded: timestamp), trackedAt: Int64(truncatingIfNeeded: trackedAt),
                 properties: properties, origin: origin, deviceIDSource: device.map(Event.DeviceIDSource.explicit) ?? .inherited,
                 scopedProperties: scoped
             )
