@@ -358,14 +358,6 @@ extension OutboxActor {
         }
     }
 
-    /// One log line per damaged file, with the offsets, and the count.
-    func reportDamage(_ damage: [JournalRecord.Damage], in path: String) {
-        guard !damage.isEmpty else { return }
-        let runs = damage.map { "\($0.length) bytes at \($0.offset)" }.joined(separator: ", ")
-        counters.update { $0.damagedRecords += damage.count }
-        logger.warning("Skipped damaged data in \(path): \(runs). Every intact record around it was kept.")
-    }
-
     /// Moves a file that cannot be read into the quarantine folder; never deletes it.
     /// Gives quarantined batch files another chance at every launch: one that reads now (the
     /// error was transient: `EIO` on a flaky disk, `EMFILE`, a protection class while locked)

@@ -1,5 +1,5 @@
 /// Recovery's two ways of sealing again what launch finds: the journals a crash left, and batch
-/// files that hold another batch than their name says.
+/// files that hold another batch than their name says; and the line for damaged data it skips.
 extension OutboxActor {
     /// Seals each journal left by a crash into a batch of its own, keeping every intact record.
     func recoverJournals(_ journals: [(sequence: Int, path: String)], in area: AreaLayout) {
@@ -33,6 +33,14 @@ extension OutboxActor {
             // event_id what was sent meanwhile).
             if allOnDisk { try? fileSystem.remove(journal.path) }
         }
+    }
+
+    /// One log line per damaged file, with the offsets, and the count.
+    func reportDamage(_ damage: [JournalRecord.Damage], in path: String) {
+        guard !damage.isEmpty else { return }
+        let runs = damage.map { "\($0.length) bytes at \($0.offset)" }.joined(separator: ", ")
+        counters.update { $0.damagedRecords += damage.count }
+        logger.warning("Skipped damaged data in \(path): \(runs). Every intact record around it was kept.")
     }
 
     /// Batch files whose header names another batch, or more than one: a file copied in under

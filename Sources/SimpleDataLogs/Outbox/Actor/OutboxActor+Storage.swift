@@ -2,7 +2,8 @@ import Foundation
 
 /// The outbox without its folder, and getting it back: a folder that could not be made at launch
 /// is tried again (``StorageRetrySchedule``), and an area deleted under the client is never made
-/// again without its lock; another is taken, locked, and what memory holds is written to it.
+/// again without its lock; another is taken, locked, and what memory holds is written to it. One
+/// error line opens each episode of disk trouble, one info line ends it.
 extension OutboxActor {
     /// Events the outbox holds in memory only: the open batch's events not in a whole journal,
     /// and the sealed batches whose file could not be written. What `kill -9` would lose.
@@ -111,5 +112,18 @@ extension OutboxActor {
             $0.setAside -= setAsideEvents
         }
         logger.error("\(sealed.count + setAside.count) batch file(s) (\(sealedEvents + setAsideEvents) events) went with the deleted outbox area; counted in lostFromDisk.")
+    }
+
+    /// Logs the first disk failure of an episode; later ones are counted by the episode.
+    func reportDiskTrouble(_ error: FileSystemError, doing what: String) {
+        guard state.diskTroubleBegins() else { return }
+        let when = area == nil ? "the folder is tried again (within a minute, and at every flush and at shutdown)" : "written when the disk allows"
+        logger.error("The outbox could not \(what) (\(error)). Events are kept in memory, within the caps, and \(when).")
+    }
+
+    /// Called after a disk operation succeeds: ends a trouble episode with one line.
+    func diskRecovered() {
+        guard state.diskTroubleEnds() else { return }
+        logger.info("The outbox can write again; events held in memory are on disk now.")
     }
 }

@@ -378,19 +378,6 @@ actor OutboxActor {
         watermarkWaiters.withLock { $0.takeReached(written) }.resume()
     }
 
-    /// Logs the first disk failure of an episode; later ones are counted by the episode.
-    func reportDiskTrouble(_ error: FileSystemError, doing what: String) {
-        guard state.diskTroubleBegins() else { return }
-        let when = area == nil ? "the folder is tried again (within a minute, and at every flush and at shutdown)" : "written when the disk allows"
-        logger.error("The outbox could not \(what) (\(error)). Events are kept in memory, within the caps, and \(when).")
-    }
-
-    /// Called after a disk operation succeeds: ends a trouble episode with one line.
-    func diskRecovered() {
-        guard state.diskTroubleEnds() else { return }
-        logger.info("The outbox can write again; events held in memory are on disk now.")
-    }
-
     /// Returns once at least `count` batches have been sealed since launch.
     func waitUntilSealed(atLeast count: Int) async {
         guard queue.sealsSinceLaunch < count else { return }
