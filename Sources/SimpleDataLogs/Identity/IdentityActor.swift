@@ -40,7 +40,9 @@ actor IdentityActor {
         for await _ in intake.wakeUps {
             drainOnce(into: output)
         }
-        // Work enqueued between the last wake-up and the shutdown still goes through.
+        // Work enqueued between the last wake-up and the shutdown still goes through, once the
+        // intake no longer holds it back for the log.
+        await intake.waitUntilLogSettled()
         drainOnce(into: output)
         output.finish()
     }
@@ -49,25 +51,33 @@ actor IdentityActor {
     private var drained: [IntakeItem] = []
 
     private func drainOnce(into output: HandOffQueue<[PipelineItem]>) {
-        intake.drain(into: &drained)
-        let chunk = process(drained)
+        let logged = intake.drain(into: &drained)
+        let chunk = process(drained, loggedThrough: logged)
         drained.removeAll(keepingCapacity: true)
         if !chunk.isEmpty { output.push(chunk) }
     }
 
     /// Applies one drained run of intake items, in order.
-    func process(_ items: [IntakeItem]) -> [PipelineItem] {
+    /// - Parameter loggedThrough: The intake log's newest record among `items`: passed on at the
+    ///   chunk's end (``PipelineItem/logPosition(_:)``), so the journal can release the log once
+    ///   it holds what came before. Not when shutdown's cutoff left events behind: those stay in
+    ///   the log, for the next launch.
+    func process(_ items: [IntakeItem], loggedThrough: UInt64? = nil) -> [PipelineItem] {
         var output: [PipelineItem] = []
         output.reserveCapacity(items.count)
         var problems: [EventValidator.Problem] = []
         var tally = ChunkTally()
         var clearedBySteps = false
+        var leftBehind = false
         for item in items {
             switch item {
             case .event(var event):
                 // Shutdown's time limit ran out: no more steps. The event is left to shutdown,
                 // which counts it as dropped at shutdown (`StepsCutoff`).
-                if !middleware.isEmpty, cutoff.isCut { continue }
+                if !middleware.isEmpty, cutoff.isCut {
+                    leftBehind = true
+                    continue
+                }
                 if let scoped = event.scopedProperties {
                     // Under the event's own (which win, past 200 keys too), before validation
                     // checks them all.
@@ -118,8 +128,15 @@ actor IdentityActor {
                 output.append(.crashRecordHandedOver(record))
             case .activity(let activity, let time):
                 output.append(.activity(activity, at: time))
+            case .restoreIdentity(let deviceID, let defaults):
+                state.restore(deviceID: deviceID, defaults: defaults)
+            case .replayBegins:
+                state.beginReplay()
+            case .replayEnds:
+                state.endReplay()
             }
         }
+        if let loggedThrough, !leftBehind { output.append(.logPosition(loggedThrough)) }
         if clearedBySteps { problemLog.reportClearedDeviceID(from: .middleware) }
         tally.commit(intake: intake, counters: counters, problemLog: problemLog)
         problemLog.report(problems)

@@ -8,6 +8,32 @@ struct IdentityState: Sendable {
 
     /// The device id an event gets when it names none: the app's, else the install id.
     var inheritedDeviceID: String? { deviceID ?? installID }
+    /// The live identity, kept aside while a dead run's calls are replayed (innermost last).
+    private var keptAside: [(deviceID: String?, defaults: [String: PropertyValue])] = []
+
+    /// A replay's starting point (the intake log, issue 25): the device id and defaults as they
+    /// stood in a dead run, by the rules of the calls that set them, but without their lines
+    /// (that run logged them) or `reset()`'s side effects.
+    mutating func restore(deviceID: String?, defaults: [String: PropertyValue]) {
+        var ignored: [EventValidator.Problem] = []
+        _ = setDeviceID(deviceID)
+        setDefaultProperties(defaults, problems: &ignored)
+    }
+
+    /// A dead run's calls follow: the live identity is kept aside, and they start from none.
+    mutating func beginReplay() {
+        keptAside.append((deviceID, defaultProperties))
+        deviceID = nil
+        defaultProperties = [:]
+    }
+
+    /// The replay is over: the live identity comes back. The install id stays as the replay
+    /// left it (a replayed `reset()` replaced it on disk, for this run too).
+    mutating func endReplay() {
+        guard let live = keptAside.popLast() else { return }
+        deviceID = live.deviceID
+        defaultProperties = live.defaults
+    }
 
     /// `reset()`: forgets the default properties and the device id, or sets `newDeviceID`.
     /// - Returns: Whether `newDeviceID` was refused (it is cleared then, as by `setDeviceID`).

@@ -23,6 +23,8 @@ final class Intake: Sendable {
     static var maxQueuedActivities: Int { IntakeState.maxQueuedActivities }
 
     private let state: Locked<IntakeState>
+    /// Passed when the log is installed (or given up on).
+    private let logSettled = Barrier()
     private let wakeContinuation: AsyncStream<Void>.Continuation
     /// One element per batch of work to drain; `bufferingNewest(1)` because one pending wake-up
     /// covers any number of appends.
@@ -123,9 +125,35 @@ final class Intake: Sendable {
 
     /// Takes everything queued, in order, by swapping it with `buffer` (which must be empty):
     /// the two arrays trade places, so neither is reallocated on the next burst.
-    func drain(into buffer: inout [IntakeItem]) {
+    /// - Returns: The intake log's newest sequence number among what was taken, if there is a log.
+    @discardableResult
+    func drain(into buffer: inout [IntakeItem]) -> UInt64? {
         state.withLock { $0.drain(into: &buffer) }
     }
+
+    // MARK: The intake log (issue 25)
+
+    /// The outbox is about to open the intake log: items are held until ``installLog(_:replay:events:bytes:)``.
+    func expectLog() {
+        state.withLock { $0.expectLog() }
+    }
+
+    /// The log is open (or `writer` is nil: there is none): what was held is appended to it after
+    /// `replay`, which is queued first, and the stage is woken.
+    func installLog(_ writer: IntakeLogWriter?, replay: [IntakeItem] = [], events: Int = 0, bytes: Int = 0) {
+        if state.withLock({ $0.installLog(writer, replay: replay, events: events, bytes: bytes) }) { wakeContinuation.yield() }
+        logSettled.pass()
+    }
+
+    /// Returns once the intake holds nothing back for the log: at once when it never waited for
+    /// one, else when the outbox has opened it or given up (the outbox always does, at launch).
+    /// The stage's last drain at shutdown waits for it, so nothing held is left behind.
+    func waitUntilLogSettled() async {
+        if isAwaitingLog { await logSettled.wait() }
+    }
+
+    /// Whether the intake holds its items until the log is open.
+    var isAwaitingLog: Bool { state.withLock { $0.awaitingLog } }
 
     /// Reports that `count` accepted events of `bytes` estimated memory left memory (written, or
     /// dropped after intake), and wakes the callers waiting for room that now fit.

@@ -103,6 +103,17 @@ struct IntakeState: ParksWaiters {
     /// (the stages thread, held by a blocked step) counts nothing more.
     private(set) var isSettled = false
     private var ids = EventIDGenerator()
+    /// The intake log's writer, once the outbox has opened the log (issue 25): every item is
+    /// appended to it as it is queued, under the same lock, so the log's order is the queue's.
+    private(set) var log: IntakeLogWriter?
+    /// The outbox is opening the log: items are held (not drained) until it is open or given up
+    /// on, so that none reaches the stages unlogged.
+    private(set) var awaitingLog = false
+    /// The last append found the log full: callers that wait stay parked until the journal
+    /// releases some of it (``release(_:bytes:)``).
+    private(set) var logIsFull = false
+    /// Whether queued items may be drained now.
+    private var drains: Bool { configured && !awaitingLog }
     /// Activity reports among `items` (``maxQueuedActivities``).
     private(set) var queuedActivities = 0
     private var droppingActivities = false
@@ -146,11 +157,21 @@ struct IntakeState: ParksWaiters {
                 return (.skippedBacklog(firstInEpisode: skippedInEpisode == 1, limit: backlog), false)
             }
         }
-        if waitsWhenFull && configured && !outboxHasRoom(cost: cost) { return (.full, false) }
+        if waitsWhenFull && configured && (logIsFull || !outboxHasRoom(cost: cost)) { return (.full, false) }
+        let event = makeEvent(&ids)
+        if log != nil, !log!.append(.event(event)) {
+            // The log is full (the journal lags far behind): as if the backlog were.
+            logIsFull = true
+            if waitsWhenFull { return (.full, false) }
+            tracked += 1
+            skippedBacklog += 1
+            skippedInEpisode += 1
+            return (.skippedBacklog(firstInEpisode: skippedInEpisode == 1, limit: backlog), false)
+        }
         tracked += 1
         inFlight += 1
         inFlightBytes += cost
-        items.append(.event(makeEvent(&ids)))
+        items.append(.event(event))
         guard configured else {
             heldBeforeConfigure += 1
             guard heldBeforeConfigure > preConfigureLimit else { return (.accepted, false) }
@@ -159,7 +180,7 @@ struct IntakeState: ParksWaiters {
             droppingBeforeConfigure = true
             return (.acceptedDroppingOldest(firstInEpisode: first), false)
         }
-        return (.accepted, claimWake())
+        return (.accepted, drains && claimWake())
     }
 
     /// Queues an activity report within ``maxQueuedActivities``, folding consecutive `userInput`
@@ -178,8 +199,10 @@ struct IntakeState: ParksWaiters {
         }
         droppingActivities = false
         queuedActivities += 1
-        items.append(.activity(activity, at: time))
-        return (.queued, configured && claimWake())
+        let item = IntakeItem.activity(activity, at: time)
+        if log != nil { _ = log!.append(item) }
+        items.append(item)
+        return (.queued, drains && claimWake())
     }
 
     /// Queues an identity call, a barrier, `setEnabled` or a crash record's hand-over, in order
@@ -193,8 +216,11 @@ struct IntakeState: ParksWaiters {
             accepting = enabled
             if !enabled { released = waiters.takeAll() }
         }
+        // A full log leaves the call unlogged rather than refused: it is not an event, and the
+        // app cannot be told (DESIGN.md, "The intake log").
+        if log != nil { _ = log!.append(item) }
         append(item)
-        return Enqueued(wakes: configured && claimWake(), waiters: released, refused: false)
+        return Enqueued(wakes: drains && claimWake(), waiters: released, refused: false)
     }
 
     /// Ignores new events from now on, without the opt-out's deletion (`flushAndDisable`).
@@ -228,7 +254,7 @@ struct IntakeState: ParksWaiters {
     /// down, not accepting).
     func letsWaiterGo(cost: Int) -> Bool {
         isShutDown || !accepting
-            || (backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost) && outboxHasRoom(cost: cost))
+            || (!logIsFull && backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost) && outboxHasRoom(cost: cost))
     }
 
     /// Whether the outbox can take the events in flight and one more of `cost` without its caps
@@ -244,14 +270,46 @@ struct IntakeState: ParksWaiters {
     mutating func markConfigured() -> Bool {
         configured = true
         heldBeforeConfigure = 0
-        return !items.isEmpty && claimWake()
+        return !items.isEmpty && drains && claimWake()
+    }
+
+    /// The outbox will open the intake log: hold every item until ``installLog(_:replay:events:bytes:)``.
+    mutating func expectLog() {
+        awaitingLog = true
+    }
+
+    /// The outbox opened the log (or gave up: `writer` nil). Every item held meanwhile is
+    /// appended to it, in order, after what it replays; the replayed items are queued first.
+    /// - Parameters:
+    ///   - replay: What dead runs left in their logs (``IntakeLogReplay``), already in the log.
+    ///   - events: How many events `replay` holds, and `bytes` their estimated memory: in flight
+    ///     from now on, like tracked ones (the caller counts them as recovered).
+    /// - Returns: Whether to wake the stage.
+    mutating func installLog(_ writer: IntakeLogWriter?, replay: [IntakeItem], events: Int, bytes: Int) -> Bool {
+        awaitingLog = false
+        if var writer {
+            for item in items { _ = writer.append(item) }
+            log = writer
+        }
+        if !replay.isEmpty {
+            items = replay + items
+            inFlight += events
+            inFlightBytes += bytes
+        }
+        return !items.isEmpty && drains && claimWake()
     }
 
     /// Takes everything queued, in order, by swapping it with `buffer` (which must be empty).
-    mutating func drain(into buffer: inout [IntakeItem]) {
+    /// Nothing while the log is being opened.
+    /// - Returns: The sequence number of the newest log record among what was taken (and every
+    ///   earlier one), or nil without a log.
+    @discardableResult
+    mutating func drain(into buffer: inout [IntakeItem]) -> UInt64? {
+        guard !awaitingLog else { return nil }
         wakePending = false
         queuedActivities = 0
         swap(&items, &buffer)
+        return log?.lastSequence
     }
 
     /// `count` accepted events of `bytes` left memory (written, or dropped after intake).
@@ -262,6 +320,8 @@ struct IntakeState: ParksWaiters {
     ///   events were counted as dropped at shutdown already, and the caller must count nothing.
     mutating func release(_ count: Int, bytes: Int) -> (released: Bool, ended: (skipped: Int, backlog: Backlog)?, waiters: Waiters.Released) {
         guard !isSettled else { return (false, nil, []) }
+        // The journal released log records before it released these events.
+        logIsFull = false
         inFlight -= count
         inFlightBytes -= bytes
         let released = takeWaitersThatFit()
@@ -327,7 +387,7 @@ struct IntakeState: ParksWaiters {
     /// The oldest waiters, as many as there are free event slots in the backlog and the outbox:
     /// each may take one. Woken waiters that lose the room to a plain `track()` simply wait again.
     private mutating func takeWaitersThatFit() -> Waiters.Released {
-        guard inFlightBytes < backlog.bytes else { return [] }
+        guard !logIsFull, inFlightBytes < backlog.bytes else { return [] }
         var slots = backlog.events - inFlight
         if let outboxRoom {
             guard inFlightBytes < outboxRoom.bytes else { return [] }

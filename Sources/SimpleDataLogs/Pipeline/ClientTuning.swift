@@ -11,6 +11,8 @@ package struct ClientTuning: Sendable {
     package var startsUploader = true
     /// Multiplies every backoff delay (`sdl demo` shortens the wait, and says so).
     package var backoffScale: Double = 1
+    /// Whether `track()` appends to the intake log (issue 25); off only to measure what it costs.
+    package var intakeLog = true
 
     /// No tuning: the client the public initializer makes.
     package init() {}

@@ -70,9 +70,13 @@ final class Pipeline: Sendable {
         intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
         clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy, caps: OutboxCaps = OutboxCaps(),
         uploader settings: UploaderSettings, autocapture: AutocaptureSettings, middleware: [EventMiddleware] = [],
-        usesInstallID: Bool = false, tuning: ClientTuning, faults: FaultInjection
+        usesInstallID: Bool = false, intakeLogSlots: Int? = nil, tuning: ClientTuning, faults: FaultInjection
     ) {
         self.intake = intake
+        // The outbox opens the intake log once it has its area: until then the intake holds
+        // what it takes, so nothing reaches the stages unlogged.
+        let intakeLogSlots = directory == nil ? nil : intakeLogSlots
+        if intakeLogSlots != nil { intake.expectLog() }
         self.clock = clock
         ownedTransport = settings.ownedTransport
         let problemLog = ProblemLog(logger: logger)
@@ -116,7 +120,7 @@ final class Pipeline: Sendable {
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, input: toOutbox, sealer: sealerChannel,
-            owner: settings.owner, middleware: chain, reports: reports, executor: outboxExecutor
+            owner: settings.owner, middleware: chain, reports: reports, intakeLogSlots: intakeLogSlots, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions

@@ -19,6 +19,9 @@ enum PipelineItem: Sendable {
     /// so no session outlives a logout, and an activation after it is for the next identity
     /// (`nextDeviceID`: the new device id or install id, if any). Consumed there.
     case identityReset(previousDeviceID: String?, nextDeviceID: String?)
+    /// Every intake-log record up to this sequence number has been handled by the stages: once
+    /// the journal holds what came before this item, the log may release them (issue 25).
+    case logPosition(UInt64)
 }
 
 /// What the app asked for, in the order it asked: the ordered intake that `track()` and the
@@ -34,4 +37,13 @@ enum IntakeItem: Sendable {
     case crashRecordHandedOver(CrashRecordFile)
     /// `reset(deviceID:)`: a logout; the new device id, if any.
     case reset(String?)
+    /// Replay only (the intake log, issue 25): sets the identity stage's device id and default
+    /// properties as they stood at a point of a dead run, without `reset()`'s side effects (a new
+    /// install id, the end of a session). A log's checkpoint is one.
+    case restoreIdentity(deviceID: String?, defaults: [String: PropertyValue])
+    /// Replay only: what follows, up to the matching ``replayEnds``, is a dead run's, resolved
+    /// with that run's identity; the live identity is kept aside meanwhile.
+    case replayBegins
+    /// Replay only: the live identity comes back (keeping the install id the replay left on disk).
+    case replayEnds
 }

@@ -17,8 +17,8 @@ import Darwin
 /// nil): the caller says so once and runs without it. It is never read through the mapping at
 /// launch: ``IntakeLogFormat/decode(_:)`` reads bytes taken with `read(2)`.
 ///
-/// Not wired into `track()` yet (issue 25): this is the storage and its kill-safety, tested on
-/// its own (`IntakeLogTests`, `IntakeLogKillTests`).
+/// ``IntakeLogWriter`` appends to it under the intake's lock; the outbox releases what the
+/// journal holds.
 package final class IntakeLogFile: Sendable {
     private struct State: Sendable {
         /// The mapping's address as an integer: a raw pointer is not `Sendable`, and every use
@@ -92,15 +92,50 @@ package final class IntakeLogFile: Sendable {
 
     /// Appends one record. Never blocks beyond the lock; never calls into the kernel.
     package func append(kind: UInt8, payload: UnsafeRawBufferPointer) -> Append {
-        let slots = IntakeLogFormat.slots(forPayload: payload.count)
+        append(kind: kind, payloadCount: payload.count) { target in
+            if let base = payload.baseAddress, !payload.isEmpty { target.copyMemory(from: base, byteCount: payload.count) }
+        }
+    }
+
+    /// Appends one record of `payloadCount` bytes, which `fill` writes in place (no copy).
+    /// - Parameter isCheckpoint: Whether recovery can start at this record (``IntakeLogRing``).
+    func append(kind: UInt8, payloadCount: Int, isCheckpoint: Bool = false, fill: (UnsafeMutableRawPointer) -> Void) -> Append {
+        let slots = IntakeLogFormat.slots(forPayload: payloadCount)
         return state.withLock { state in
             guard let mapping = UnsafeMutableRawPointer(bitPattern: state.address) else { return .closed }
             let sequence = state.nextSequence
-            guard let start = state.ring.claim(slots: slots, sequence: sequence) else { return .full }
+            guard let start = state.ring.claim(slots: slots, sequence: sequence, isCheckpoint: isCheckpoint) else { return .full }
             state.nextSequence += 1
             let at = mapping + IntakeLogFormat.headerSize + start * IntakeLogFormat.slotSize
-            IntakeLogFormat.writeRecord(sequence: sequence, kind: kind, payload: payload, at: at)
+            IntakeLogFormat.writeRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: at, fill: fill)
             return .written(sequence)
+        }
+    }
+
+    /// Zeroes every slot but those of records recovery could still need (released events
+    /// included): after the opt-out, the events the app tracked before it must not stay
+    /// readable in the file.
+    func wipeReleased() {
+        state.withLock { state in
+            guard let mapping = UnsafeMutableRawPointer(bitPattern: state.address) else { return }
+            let slots = mapping + IntakeLogFormat.headerSize
+            var kept = [Bool](repeating: false, count: state.ring.slotCount)
+            for record in state.ring.held {
+                // Released events go; the identity calls recovery folds from the checkpoint
+                // stay (they name no event), and so does everything not released.
+                let isEvent = slots.load(fromByteOffset: record.start * IntakeLogFormat.slotSize + 22, as: UInt8.self)
+                    == IntakeRecordCodec.Kind.event.rawValue
+                guard record.sequence > state.releasedThrough || !isEvent else { continue }
+                for slot in record.start..<(record.start + record.slots) { kept[slot] = true }
+            }
+            var slot = 0
+            while slot < kept.count {
+                guard !kept[slot] else { slot += 1; continue }
+                var end = slot
+                while end < kept.count, !kept[end] { end += 1 }
+                (slots + slot * IntakeLogFormat.slotSize).initializeMemory(as: UInt8.self, repeating: 0, count: (end - slot) * IntakeLogFormat.slotSize)
+                slot = end
+            }
         }
     }
 

@@ -64,17 +64,26 @@ package enum IntakeLogFormat {
     package static func writeRecord(
         sequence: UInt64, kind: UInt8, payload: UnsafeRawBufferPointer, at start: UnsafeMutableRawPointer
     ) {
-        let slots = slots(forPayload: payload.count)
+        writeRecord(sequence: sequence, kind: kind, payloadCount: payload.count, at: start) { target in
+            if let base = payload.baseAddress, !payload.isEmpty { target.copyMemory(from: base, byteCount: payload.count) }
+        }
+    }
+
+    /// ``writeRecord(sequence:kind:payload:at:)`` with the payload written in place by `fill`
+    /// (exactly `payloadCount` bytes at the address it is given): `track()` encodes its event
+    /// straight into the mapping, with no copy.
+    static func writeRecord(
+        sequence: UInt64, kind: UInt8, payloadCount: Int, at start: UnsafeMutableRawPointer, fill: (UnsafeMutableRawPointer) -> Void
+    ) {
+        let slots = slots(forPayload: payloadCount)
         start.storeBytes(of: UInt32(0), toByteOffset: 0, as: UInt32.self)
         start.storeBytes(of: sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
-        start.storeBytes(of: UInt32(payload.count).littleEndian, toByteOffset: 16, as: UInt32.self)
+        start.storeBytes(of: UInt32(payloadCount).littleEndian, toByteOffset: 16, as: UInt32.self)
         start.storeBytes(of: UInt16(slots).littleEndian, toByteOffset: 20, as: UInt16.self)
         start.storeBytes(of: kind, toByteOffset: 22, as: UInt8.self)
         start.storeBytes(of: UInt8(0), toByteOffset: 23, as: UInt8.self)
-        if let base = payload.baseAddress, !payload.isEmpty {
-            (start + recordHeaderSize).copyMemory(from: base, byteCount: payload.count)
-        }
-        let checksum = IntakeLogChecksum.of(UnsafeRawBufferPointer(start: start + 8, count: recordHeaderSize - 8 + payload.count))
+        fill(start + recordHeaderSize)
+        let checksum = IntakeLogChecksum.of(UnsafeRawBufferPointer(start: start + 8, count: recordHeaderSize - 8 + payloadCount))
         start.storeBytes(of: checksum.littleEndian, toByteOffset: 4, as: UInt32.self)
         start.storeBytes(of: marker.littleEndian, toByteOffset: 0, as: UInt32.self)
     }

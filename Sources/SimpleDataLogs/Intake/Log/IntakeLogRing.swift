@@ -6,12 +6,26 @@
 /// slots it skipped are left as they are (stale, told apart by their sequence numbers). A record
 /// never overwrites one that is not released: then the log is full, and the caller's backlog
 /// rules apply (skip and count, or wait).
+///
+/// A released record is kept too while recovery may still need it: recovery starts at the newest
+/// checkpoint at or below the released mark (it holds the identity then in force) and reads the
+/// identity calls between it and the mark. So a release frees only the records before that
+/// checkpoint; the writer puts a checkpoint every eighth of the ring, which bounds what is kept.
 package struct IntakeLogRing: Sendable, Equatable {
     /// One record not yet released.
     package struct Live: Sendable, Equatable {
         package var sequence: UInt64
         package var start: Int
         package var slots: Int
+        /// A checkpoint of the identity: recovery can start here.
+        package var isCheckpoint = false
+
+        package init(sequence: UInt64, start: Int, slots: Int, isCheckpoint: Bool = false) {
+            self.sequence = sequence
+            self.start = start
+            self.slots = slots
+            self.isCheckpoint = isCheckpoint
+        }
     }
 
     package let slotCount: Int
@@ -22,6 +36,12 @@ package struct IntakeLogRing: Sendable, Equatable {
     /// Index of the oldest entry of `live` still held (entries before it are released and
     /// dropped in bulk, so a release is O(1) amortized).
     private var oldest = 0
+    /// Entries of `live` before this index are at or below the last release's mark.
+    private var scanned = 0
+    /// Index in `live` of the newest checkpoint at or below the last release's mark.
+    private var newestCheckpoint: Int?
+    /// Whether any record was a checkpoint: a log without them frees everything released.
+    private var hasCheckpoints = false
 
     package init(slotCount: Int) {
         precondition(slotCount > 0, "an intake log needs at least one slot")
@@ -34,7 +54,7 @@ package struct IntakeLogRing: Sendable, Equatable {
     /// Claims `slots` slots for the record `sequence` and returns where it starts, or nil when
     /// they cannot be had without overwriting a held record (or the record is larger than the
     /// whole ring).
-    package mutating func claim(slots: Int, sequence: UInt64) -> Int? {
+    package mutating func claim(slots: Int, sequence: UInt64, isCheckpoint: Bool = false) -> Int? {
         guard slots >= 1, slots <= slotCount else { return nil }
         let start: Int
         if let tail = held.first?.start {
@@ -55,17 +75,30 @@ package struct IntakeLogRing: Sendable, Equatable {
         } else {
             start = head + slots <= slotCount ? head : 0
         }
-        live.append(Live(sequence: sequence, start: start, slots: slots))
+        live.append(Live(sequence: sequence, start: start, slots: slots, isCheckpoint: isCheckpoint))
+        if isCheckpoint { hasCheckpoints = true }
         head = start + slots == slotCount ? 0 : start + slots
         return start
     }
 
-    /// Releases every held record up to and including `sequence` (they are in the journal).
+    /// Records up to and including `sequence` are in the journal: frees those before the newest
+    /// checkpoint among them (a log without checkpoints frees them all).
     package mutating func release(through sequence: UInt64) {
-        while oldest < live.count, live[oldest].sequence <= sequence { oldest += 1 }
+        if scanned < oldest { scanned = oldest }
+        while scanned < live.count, live[scanned].sequence <= sequence {
+            if live[scanned].isCheckpoint { newestCheckpoint = scanned }
+            scanned += 1
+        }
+        if let newestCheckpoint {
+            oldest = max(oldest, newestCheckpoint)
+        } else if !hasCheckpoints {
+            oldest = scanned
+        }
         // Drop the released prefix once it is the larger part, so memory stays bounded.
         if oldest > 64, oldest * 2 > live.count {
             live.removeFirst(oldest)
+            scanned -= oldest
+            newestCheckpoint = newestCheckpoint.map { $0 - oldest }
             oldest = 0
         }
     }

@@ -1,8 +1,9 @@
 package import Foundation
 
-/// The compact binary form of one intake call, as the intake log will hold it (issue 25; not yet
-/// used by `track()`): an event as `track()` stamped it, or a call that shapes later events
-/// (`setDeviceID`, `setDefaultProperties`, `setEnabled`, `reset`, an activity report).
+/// The compact binary form of one intake call, as the intake log holds it (issue 25): an event
+/// as `track()` stamped it, a call that shapes later events (`setDeviceID`,
+/// `setDefaultProperties`, `setEnabled`, `reset`, an activity report), or one of the log's own
+/// items (a checkpoint of the identity, a replay's brackets).
 ///
 /// Binary, not the journal's JSON: the encoding runs on `track()`'s path, and copying UTF-8 with a
 /// length in front is far cheaper than escaping it. Barriers and crash-record hand-overs are not
@@ -13,6 +14,7 @@ package import Foundation
 /// item      := kind:u8 body
 /// event     := name:str id:16 timestamp:i64 trackedAt:i64 origin:u8 device:(0 | 1 str)
 ///              properties:props scoped:(0 | 1 props)
+/// restore   := device:(0 | 1 str) defaults:props          (kind 7; kinds 8 and 9 have no body)
 /// props     := count:varint (key:str value)*
 /// value     := 0 str | 1 i64 | 2 f64 | 3 (0 | 1)
 /// str       := count:varint utf8
@@ -27,6 +29,26 @@ package enum IntakeRecordCodec {
         case setEnabled = 4
         case reset = 5
         case activity = 6
+        /// A checkpoint, or a replay's starting identity (``IntakeItem/restoreIdentity(deviceID:defaults:)``).
+        case restoreIdentity = 7
+        case replayBegins = 8
+        case replayEnds = 9
+    }
+
+    /// The record kind `item` is logged under, or nil for an item that is not logged.
+    static func kind(of item: IntakeItem) -> Kind? {
+        switch item {
+        case .event: .event
+        case .setDeviceID: .setDeviceID
+        case .setDefaultProperties: .setDefaultProperties
+        case .setEnabled: .setEnabled
+        case .reset: .reset
+        case .activity: .activity
+        case .restoreIdentity: .restoreIdentity
+        case .replayBegins: .replayBegins
+        case .replayEnds: .replayEnds
+        case .barrier, .crashRecordHandedOver: nil
+        }
     }
 
     /// Appends `item`'s encoding to `buffer`; false (and nothing appended) for an item that is
@@ -61,6 +83,10 @@ package enum IntakeRecordCodec {
             return 2
         case .activity:
             return 1 + 1 + 8
+        case .restoreIdentity(let device, let defaults):
+            return 2 + (device.map(stringSize) ?? 0) + propertiesSize(defaults)
+        case .replayBegins, .replayEnds:
+            return 1
         case .barrier, .crashRecordHandedOver:
             return nil
         }
@@ -218,6 +244,14 @@ package enum IntakeRecordCodec {
                 case .userInput: byte(2)
                 }
                 integer(UInt64(truncatingIfNeeded: time))
+            case .restoreIdentity(let device, let defaults):
+                byte(Kind.restoreIdentity.rawValue)
+                optionalString(device)
+                properties(defaults)
+            case .replayBegins:
+                byte(Kind.replayBegins.rawValue)
+            case .replayEnds:
+                byte(Kind.replayEnds.rawValue)
             case .barrier, .crashRecordHandedOver:
                 break
             }
@@ -326,6 +360,11 @@ package enum IntakeRecordCodec {
                 }
                 guard let time = integer() else { return nil }
                 return .activity(activity, at: Int64(truncatingIfNeeded: time))
+            case .restoreIdentity:
+                guard let device = optionalString(), let defaults = properties() else { return nil }
+                return .restoreIdentity(deviceID: device, defaults: defaults)
+            case .replayBegins: return .replayBegins
+            case .replayEnds: return .replayEnds
             }
         }
 

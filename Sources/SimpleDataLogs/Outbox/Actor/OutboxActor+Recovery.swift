@@ -66,6 +66,14 @@ extension OutboxActor {
         let (sealedBefore, setAsideBefore) = (queue.sealedUsage.events, queue.setAsideUsage.events)
         leftoverSessions += takeLeftoverSessions(in: area.folder)
         adoptDeadAreas(in: layout, into: area, found: &found, leftForOthers: &leftForOthers)
+        // The intake log first, before the long part of recovery: until it is open, what the app
+        // tracks waits in memory (the intake holds it).
+        if !late, let slots = intakeLogSlots {
+            var replay = readIntakeLog(at: area.folder + "/" + Self.intakeLogName)
+            for adopted in adoptedIntakeLogs { replay.append(adopted.replay) }
+            openIntakeLog(in: area, replaying: replay, adoptedLogs: adoptedIntakeLogs.map(\.path), slotCount: slots)
+            adoptedIntakeLogs = []
+        }
         state.open.reserve(above: found.highestSequence)
         restoreQuarantinedBatches(into: area, in: layout)
         takeStock(of: area, in: layout)
@@ -261,6 +269,10 @@ extension OutboxActor {
             }
             var theirs = AreaContents()
             normalize(dead, into: &theirs)
+            let theirLog = dead.folder + "/" + Self.intakeLogName
+            if intakeLogSlots != nil, fileSystem.isRegularFile(theirLog) {
+                adoptedIntakeLogs.append((theirLog, readIntakeLog(at: theirLog)))
+            }
             leftoverSessions += takeLeftoverSessions(in: dead.folder)
             // Keep their order among themselves, after everything of ours.
             let adoption = RecoveryRules.adoption(

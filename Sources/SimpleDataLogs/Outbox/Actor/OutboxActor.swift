@@ -74,13 +74,30 @@ actor OutboxActor {
     /// Tasks waiting for a number of seals (tests).
     var sealWaiters = Waiters()
 
+    // The intake log (issue 25; OutboxActor+IntakeLog.swift).
+    /// Its size in slots; nil when the client runs without one.
+    let intakeLogSlots: Int?
+    var intakeLog: IntakeLogFile?
+    /// The newest log record the stages have handled (``PipelineItem/logPosition(_:)``).
+    var intakeLogPosition: UInt64 = 0
+    /// The last record of the replay written into this run's log.
+    var replayThrough: UInt64 = 0
+    /// The ids of the events in the journals recovered at launch: replayed copies are dropped.
+    var replayedJournalIDs: Set<UUID> = []
+    /// An opt-out was handled: the log's released events are zeroed at the next release.
+    var wipesIntakeLog = false
+    /// The logs of the areas adopted at launch, read before their folders go.
+    var adoptedIntakeLogs: [(path: String, replay: IntakeLogReplay)] = []
+
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
         input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil,
-        middleware: MiddlewareChain = MiddlewareChain(steps: []), reports: DeliveryReportHub? = nil, executor: ThreadExecutor
+        middleware: MiddlewareChain = MiddlewareChain(steps: []), reports: DeliveryReportHub? = nil, intakeLogSlots: Int? = nil,
+        executor: ThreadExecutor
     ) {
+        self.intakeLogSlots = directory == nil ? nil : intakeLogSlots
         self.sealer = sealer
         self.middleware = middleware
         self.reports = reports
@@ -176,6 +193,9 @@ actor OutboxActor {
     /// firings) and handles them as one pass (``handle(_:)-([OutboxInput])``).
     func run() async {
         recoverAtLaunch()
+        // No log was made (no folder, a distrusted one, none to be had): the intake stops
+        // holding what it took meanwhile.
+        if intakeLog == nil, intake.isAwaitingLog { intake.installLog(nil) }
         endLeftoverSessions(leftoverSessions)
         leftoverSessions = []
         commit()
@@ -230,6 +250,8 @@ actor OutboxActor {
         discardCrashRecordsOnDisk()
         giveUpCrashRecords(discard: false)
         closeJournal()
+        // Unmapped; the file stays, released up to what the journal holds.
+        intakeLog?.close()
         releaseArea()
     }
 
@@ -293,8 +315,14 @@ actor OutboxActor {
         for item in chunk {
             switch item {
             case .event(let event):
+                if isReplayedCopy(event) {
+                    counters.update { $0.recovered -= 1 }
+                    if let ended = intake.release(1, bytes: event.memoryCost) { problemLog.reportBacklogCleared(ended) }
+                    continue
+                }
                 append(event)
             case .optOut:
+                wipesIntakeLog = true
                 commit()
                 finishSeals()
                 deleteEverything()
@@ -308,6 +336,8 @@ actor OutboxActor {
                 takeOver(record)
             case .activity, .identityReset:
                 break // consumed by the sessions stage
+            case .logPosition(let sequence):
+                intakeLogPosition = max(intakeLogPosition, sequence)
             }
         }
     }
@@ -349,6 +379,8 @@ actor OutboxActor {
     func commit() {
         ensureAreaIsOurs()
         if !state.open.unwrittenRecords.isEmpty || !state.journalIsComplete { writeJournal() }
+        // Before the backlog's release below: a caller woken by it finds the log's room too.
+        releaseIntakeLog()
         // The watermark moves only for records a whole journal file in an area holds (the rule
         // is ``OutboxState/commit(durable:)``'s).
         for effect in state.commit(durable: area != nil && state.journalIsComplete) {

@@ -1,0 +1,70 @@
+/// What the intake appends to its log, under the intake's own lock, in the order of its queue:
+/// every call as it is made (``append(_:)``), and a checkpoint of the identity calls so far every
+/// eighth of the ring, so that recovery can start at a checkpoint instead of at the log's first
+/// record (``IntakeLogRing`` keeps the records from the newest checkpoint on).
+///
+/// A value held in ``IntakeState``: the intake's lock already orders every append, so the writer
+/// needs no lock of its own (the file's is uncontended).
+struct IntakeLogWriter: Sendable {
+    let file: IntakeLogFile
+    /// Slots written between checkpoints.
+    let checkpointInterval: Int
+    /// The identity as the app's calls left it, in queue order: what a checkpoint holds.
+    private(set) var deviceID: String?
+    private(set) var defaults: [String: PropertyValue] = [:]
+    private var slotsSinceCheckpoint = 0
+    /// The sequence number of the newest record.
+    private(set) var lastSequence: UInt64?
+
+    init(file: IntakeLogFile, slotCount: Int, lastSequence: UInt64?) {
+        self.file = file
+        checkpointInterval = max(1, slotCount / 8)
+        self.lastSequence = lastSequence
+    }
+
+    /// Appends one call made by the app, after a checkpoint when one is due.
+    /// - Returns: false when the log is full (or closed): the caller's backlog rules apply, and
+    ///   nothing was written. true for an item that is not logged (a barrier).
+    mutating func append(_ item: IntakeItem) -> Bool {
+        guard IntakeRecordCodec.kind(of: item) != nil else { return true }
+        if slotsSinceCheckpoint >= checkpointInterval {
+            // No record goes in while a due checkpoint cannot: so what the ring keeps after the
+            // newest checkpoint stays within an interval, and room always comes back.
+            guard write(.restoreIdentity(deviceID: deviceID, defaults: defaults), isCheckpoint: true) else { return false }
+        }
+        guard write(item, isCheckpoint: false) else { return false }
+        switch item {
+        case .setDeviceID(let id): deviceID = id
+        case .reset(let id):
+            deviceID = id
+            defaults = [:]
+        case .setDefaultProperties(let properties): defaults = properties
+        default: break
+        }
+        return true
+    }
+
+    /// Writes the log's first checkpoint (the identity of a fresh run) and a replay of what dead
+    /// runs left (``IntakeLogReplay``), before any call of this run.
+    /// - Returns: Whether everything fit.
+    mutating func start(replaying items: [IntakeItem]) -> Bool {
+        guard write(.restoreIdentity(deviceID: nil, defaults: [:]), isCheckpoint: true) else { return false }
+        for item in items {
+            guard write(item, isCheckpoint: false) else { return false }
+        }
+        return true
+    }
+
+    private mutating func write(_ item: IntakeItem, isCheckpoint: Bool) -> Bool {
+        guard let kind = IntakeRecordCodec.kind(of: item), let size = IntakeRecordCodec.size(of: item) else { return true }
+        switch file.append(kind: kind.rawValue, payloadCount: size, isCheckpoint: isCheckpoint, fill: { IntakeRecordCodec.write(item, at: $0) }) {
+        case .written(let sequence):
+            lastSequence = sequence
+            let slots = IntakeLogFormat.slots(forPayload: size)
+            slotsSinceCheckpoint = isCheckpoint ? 0 : slotsSinceCheckpoint + slots
+            return true
+        case .full, .closed:
+            return false
+        }
+    }
+}
