@@ -26,6 +26,9 @@ import SimpleDataLogs
 //       tracks into memory while <folder> cannot be made; journals once it can (BlockedFolderMode.swift).
 //   OutboxCrashChild intake-log <path> <threads>
 //       appends to an intake log from several threads until killed (IntakeLogMode.swift).
+//   OutboxCrashChild log-then-die | log-threads <folder> …
+//       tracks and dies by abort() or SIGKILL; only the intake log holds what it tracked
+//       (IntakeReplayModes.swift).
 //   OutboxCrashChild descriptors-…
 //       runs out of file descriptors (DescriptorModes.swift).
 
@@ -43,6 +46,8 @@ if mode == "intake-log" { runIntakeLogMode(path: arguments[1], threads: Int(argu
 // Out of file descriptors: DescriptorModes.swift.
 if mode.hasPrefix("descriptors-") { await runDescriptorMode(mode, Array(arguments.dropFirst())) }
 let folder = URL(fileURLWithPath: arguments[1])
+// The intake log seen from a whole client, killed: IntakeReplayModes.swift.
+if mode.hasPrefix("log-") { await runIntakeReplayMode(mode, folder: folder, arguments: Array(arguments.dropFirst(2))) }
 // A folder blocked at launch, freed while the client runs: BlockedFolderMode.swift.
 if mode == "blocked-folder" { await runBlockedFolderMode(folder: folder, count: Int(argument(2)) ?? 100) }
 

@@ -345,6 +345,16 @@ public final class SimpleDataLogsClient: Sendable {
         return outbox.blockUntilWatermark(atLeast: count, timeout: .after(timeout))
     }
 
+    /// Returns once the outbox has opened the intake log (or found it cannot): from then on every
+    /// call that returns is in the log. For tests and the reliability driver, which measure the
+    /// log apart from the launch window before it (DESIGN.md, "The intake log").
+    package func waitUntilIntakeLogSettled() async {
+        await intake.waitUntilLogSettled()
+    }
+
+    /// Whether `track()` appends to an intake log now.
+    package var hasIntakeLog: Bool { intake.hasLog }
+
     /// Marks the client shut down and returns its pipeline, if it was configured.
     func markShutDown() -> Pipeline? {
         ClientRegistry.unregister(self)

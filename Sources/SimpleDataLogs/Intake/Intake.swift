@@ -138,11 +138,20 @@ final class Intake: Sendable {
         state.withLock { $0.expectLog() }
     }
 
-    /// The log is open (or `writer` is nil: there is none): what was held is appended to it after
-    /// `replay`, which is queued first, and the stage is woken.
-    func installLog(_ writer: IntakeLogWriter?, replay: [IntakeItem] = [], events: Int = 0, bytes: Int = 0) {
-        if state.withLock({ $0.installLog(writer, replay: replay, events: events, bytes: bytes) }) { wakeContinuation.yield() }
+    /// The log is open (or `writer` is nil: there is none): what was held is appended to it, and
+    /// stays held until ``releaseHeld(replaying:)``.
+    func installLog(_ writer: IntakeLogWriter?) {
+        state.withLock { $0.installLog(writer) }
+    }
+
+    /// Queues the earlier runs' replay in front of what was held and lets the stage drain. See
+    /// ``IntakeState/releaseHeld(replaying:events:bytes:)``.
+    @discardableResult
+    func releaseHeld(replaying replay: IntakeLogReplay = IntakeLogReplay()) -> (logged: Bool, through: UInt64?) {
+        let (logged, through, wakes) = state.withLock { $0.releaseHeld(replaying: replay.items, events: replay.events, bytes: replay.eventBytes) }
+        if wakes { wakeContinuation.yield() }
         logSettled.pass()
+        return (logged, through)
     }
 
     /// Returns once the intake holds nothing back for the log: at once when it never waited for
@@ -151,6 +160,9 @@ final class Intake: Sendable {
     func waitUntilLogSettled() async {
         if isAwaitingLog { await logSettled.wait() }
     }
+
+    /// Whether items are appended to an intake log.
+    var hasLog: Bool { state.withLock { $0.log != nil } }
 
     /// Whether the intake holds its items until the log is open.
     var isAwaitingLog: Bool { state.withLock { $0.awaitingLog } }

@@ -278,25 +278,34 @@ struct IntakeState: ParksWaiters {
         awaitingLog = true
     }
 
-    /// The outbox opened the log (or gave up: `writer` nil). Every item held meanwhile is
-    /// appended to it, in order, after what it replays; the replayed items are queued first.
+    /// The outbox opened the log (or gave up: `writer` nil): every item held meanwhile is
+    /// appended to it, in order, and so is every later one. The items stay held until
+    /// ``releaseHeld(replaying:events:bytes:)`` puts the earlier runs' replay in front of them.
+    mutating func installLog(_ writer: IntakeLogWriter?) {
+        guard var writer else { return }
+        for item in items { _ = writer.append(item) }
+        log = writer
+    }
+
+    /// Queues what earlier runs' logs left (``IntakeLogReplay``) in front of everything held,
+    /// appends it to this run's log in one piece (bracketed, its place in the log does not
+    /// matter), and lets the stage drain: a `flush()` made at launch covers the replay too.
     /// - Parameters:
-    ///   - replay: What dead runs left in their logs (``IntakeLogReplay``), already in the log.
     ///   - events: How many events `replay` holds, and `bytes` their estimated memory: in flight
     ///     from now on, like tracked ones (the caller counts them as recovered).
-    /// - Returns: Whether to wake the stage.
-    mutating func installLog(_ writer: IntakeLogWriter?, replay: [IntakeItem], events: Int, bytes: Int) -> Bool {
+    /// - Returns: Whether the replay is all in this run's log (the caller may then delete the
+    ///   earlier runs' files), the newest log record's sequence number, and whether to wake the
+    ///   stage.
+    mutating func releaseHeld(replaying replay: [IntakeItem], events: Int, bytes: Int) -> (logged: Bool, through: UInt64?, wakes: Bool) {
         awaitingLog = false
-        if var writer {
-            for item in items { _ = writer.append(item) }
-            log = writer
-        }
+        var logged = replay.isEmpty
         if !replay.isEmpty {
+            if log != nil { logged = log!.appendSection(replay) }
             items = replay + items
             inFlight += events
             inFlightBytes += bytes
         }
-        return !items.isEmpty && drains && claimWake()
+        return (logged, log?.lastSequence, !items.isEmpty && drains && claimWake())
     }
 
     /// Takes everything queued, in order, by swapping it with `buffer` (which must be empty).

@@ -18,9 +18,6 @@ struct IntakeLogReplay: Sendable {
     /// Records after the mark that could not be used: missing from the sequence (torn, or
     /// overwritten), or whole but not decodable (another version's).
     private(set) var unreadable = 0
-    /// The file's newest sequence number: the next log numbers after it, so that numbers never
-    /// repeat between runs.
-    private(set) var lastSequence: UInt64?
 
     /// An identity as calls left it: the device id and the default properties.
     private struct Identity {
@@ -35,7 +32,6 @@ struct IntakeLogReplay: Sendable {
     /// Plans the replay of one log's contents.
     init(_ contents: IntakeLogFormat.Contents) {
         let records = contents.records
-        lastSequence = records.last?.sequence
         let mark = contents.releasedThrough
         let checkpoint = IntakeRecordCodec.Kind.restoreIdentity.rawValue
         // Recovery starts at the newest checkpoint at or below the mark; a log with none there
@@ -88,13 +84,12 @@ struct IntakeLogReplay: Sendable {
         items += repeatElement(.replayEnds, count: depth)
     }
 
-    /// Joins the replays of several logs (this area's, then adopted ones), each bracketed.
+    /// Joins another log's replay after this one (each keeps its brackets).
     mutating func append(_ other: IntakeLogReplay) {
         items += other.items
         events += other.events
         eventBytes += other.eventBytes
         unreadable += other.unreadable
-        lastSequence = [lastSequence, other.lastSequence].compactMap { $0 }.max()
     }
 
     /// What `item` does to the identity, by the identity stage's rules for order.

@@ -44,11 +44,17 @@ struct IntakeLogWriter: Sendable {
         return true
     }
 
-    /// Writes the log's first checkpoint (the identity of a fresh run) and a replay of what dead
-    /// runs left (``IntakeLogReplay``), before any call of this run.
-    /// - Returns: Whether everything fit.
-    mutating func start(replaying items: [IntakeItem]) -> Bool {
-        guard write(.restoreIdentity(deviceID: nil, defaults: [:]), isCheckpoint: true) else { return false }
+    /// Writes the log's first record: a checkpoint of a fresh run's identity (none).
+    /// - Returns: Whether it fit.
+    mutating func start() -> Bool {
+        write(.restoreIdentity(deviceID: nil, defaults: [:]), isCheckpoint: true)
+    }
+
+    /// Appends a replay of what a dead run's log held (``IntakeLogReplay``, bracketed) in one
+    /// piece: no checkpoint goes between its records (a checkpoint holds the live identity, and
+    /// recovery would apply it inside the brackets).
+    /// - Returns: Whether every record fit (the caller then keeps the dead run's log).
+    mutating func appendSection(_ items: [IntakeItem]) -> Bool {
         for item in items {
             guard write(item, isCheckpoint: false) else { return false }
         }

@@ -1,21 +1,80 @@
 import Foundation
 
-/// The intake log's side in the outbox (issue 25): made at launch, in the area, after reading
-/// what a dead run left in it; released as the journal takes what it holds.
+/// The intake log's side in the outbox (issue 25): each run makes a log of its own in its area as
+/// soon as it holds the area, replays what earlier runs' logs still held into it, and releases it
+/// as the journal takes what it holds.
 extension OutboxActor {
-    /// The intake log's file name in an area.
-    static let intakeLogName = "intake.log"
-
     /// How many 128-byte slots a log gets for a backlog of `events`: three per event the backlog
     /// may hold (most events take one or two), at least 4 MiB, at most 64 MiB.
     static func intakeLogSlots(backlogEvents: Int) -> Int {
         min(max(backlogEvents * 3, 32_768), 524_288)
     }
 
-    /// Reads the intake log a run left at `path` and plans its replay; nothing when there is
-    /// none. Read with `read(2)`, never mapped: a file truncated behind our back cannot fault.
+    /// The number in an intake log's file name (`intake-<n>.log`), or nil for another file.
+    static func intakeLogNumber(_ name: String) -> Int? {
+        guard name.hasPrefix("intake-"), name.hasSuffix(".log") else { return nil }
+        return Int(name.dropFirst("intake-".count).dropLast(".log".count))
+    }
+
+    /// The earlier runs' logs in `folder`, oldest first (regular files only: a link is never
+    /// read), and the highest number any name there uses.
+    func intakeLogs(in folder: String) -> (paths: [String], highest: Int) {
+        let numbered = ((try? fileSystem.contents(ofDirectory: folder)) ?? [])
+            .compactMap { name in Self.intakeLogNumber(name).map { (number: $0, name: name) } }
+            .sorted { $0.number < $1.number }
+        let paths = numbered.map { folder + "/" + $0.name }.filter { fileSystem.isRegularFile($0) }
+        return (paths, numbered.last?.number ?? 0)
+    }
+
+    /// Makes this run's log in `area` (a new file, numbered after the earlier runs' ones, which it
+    /// leaves for ``replayIntakeLogs(_:)``) and hands it to the intake, which appends what it held
+    /// meanwhile (and goes on holding it until the replay is queued in front). First thing once
+    /// the area is held: until then what the app tracks is in memory only. Without a file (it
+    /// cannot be made, allocated or mapped) the client runs as before, after one line.
+    /// - Returns: The earlier runs' logs in the area, oldest first.
+    func openIntakeLog(in area: AreaLayout, slotCount: Int) -> [String] {
+        let (earlier, highest) = intakeLogs(in: area.folder)
+        let path = area.folder + "/intake-\(highest + 1).log"
+        var failure: String?
+        guard let file = IntakeLogFile.create(at: path, slotCount: slotCount, firstSequence: 1, failure: &failure) else {
+            try? fileSystem.remove(path)
+            logger.warning("The intake log \(path) could not be made (\(failure ?? "unknown")): events wait in memory until the journal holds them, as without it.")
+            return earlier
+        }
+        var writer = IntakeLogWriter(file: file, slotCount: slotCount, lastSequence: nil)
+        _ = writer.start()
+        intakeLog = file
+        intake.installLog(writer)
+        return earlier
+    }
+
+    /// Reads each earlier run's log (this area's, and those of the areas adopted), queues what it
+    /// held after the journal's mark in front of everything held since launch (bracketed), and
+    /// deletes the files once this run's log holds the replay. A replay that does not fit in this
+    /// run's log still runs, and the files stay for the next launch (whose copies the edge drops
+    /// by event id). Without a log of this run's the files go too: kept, they would be replayed at
+    /// every launch.
+    func replayIntakeLogs(_ paths: [String]) {
+        var replay = IntakeLogReplay()
+        for path in paths { replay.append(readIntakeLog(at: path)) }
+        counters.update { $0.recovered += replay.events }
+        let (logged, through) = intake.releaseHeld(replaying: replay)
+        if let through { replayThrough = through }
+        if replay.events > 0 {
+            logger.info("Replaying \(replay.events) event(s) an earlier run had tracked but not yet written (the intake log).")
+        }
+        guard logged || intakeLog == nil else { return }
+        for path in paths {
+            try? fileSystem.remove(path)
+            // An adopted area's folder goes with its last file.
+            let folder = (path as NSString).deletingLastPathComponent
+            if folder != area?.folder { try? fileSystem.removeDirectory(folder) }
+        }
+    }
+
+    /// Reads the intake log a run left at `path` and plans its replay. Read with `read(2)`, never
+    /// mapped: a file truncated behind our back cannot fault the reader.
     func readIntakeLog(at path: String) -> IntakeLogReplay {
-        guard fileSystem.isRegularFile(path) else { return IntakeLogReplay() }
         let bytes: [UInt8]
         do { bytes = try fileSystem.read(path) } catch {
             logger.warning("The intake log \(path) could not be read (\(error)); what it held is not replayed.")
@@ -24,57 +83,15 @@ extension OutboxActor {
         switch IntakeLogFormat.decode(bytes) {
         case .success(let contents):
             let replay = IntakeLogReplay(contents)
-            if replay.unreadable > 0 || contents.damagedSlots > 0 {
-                logger.warning("The intake log \(path) had \(replay.unreadable) unreadable record(s) after the journal's mark (\(contents.damagedSlots) damaged slot(s) in all); the rest is replayed.")
+            if replay.unreadable > 0 {
+                logger.warning("The intake log \(path) had \(replay.unreadable) unreadable record(s) after the journal's mark; the rest is replayed.")
                 counters.update { $0.damagedRecords += replay.unreadable }
             }
             return replay
         case .failure(let reason):
-            logger.warning("The file \(path) is not an intake log this SDK can read (\(reason)); it is replaced, and nothing of it is replayed.")
+            logger.warning("The file \(path) is not an intake log this SDK can read (\(reason)); nothing of it is replayed, and it is deleted.")
             return IntakeLogReplay()
         }
-    }
-
-    /// Makes this run's intake log and hands it to the intake, with what the dead runs' logs
-    /// (`left`: this area's, then those of the areas adopted) still held: a fresh file in `tmp/`
-    /// takes a checkpoint and the replay, then replaces the old log in one rename, so a kill at
-    /// any point leaves one log that holds the replay. The adopted areas' logs go after that.
-    /// Without a file (it cannot be made, or the replay does not fit) the replay still runs,
-    /// from memory, and the old log stays for the next launch.
-    func openIntakeLog(in area: AreaLayout, replaying replay: IntakeLogReplay, adoptedLogs: [String], slotCount: Int) {
-        let path = area.folder + "/" + Self.intakeLogName
-        let temporary = area.temporaryFolder + "/" + Self.intakeLogName
-        if replay.events > 0 {
-            logger.info("Replaying \(replay.events) event(s) an earlier run had tracked but not yet written (the intake log).")
-        }
-        counters.update { $0.recovered += replay.events }
-        var failure: String?
-        guard let file = IntakeLogFile.create(at: temporary, slotCount: slotCount, firstSequence: (replay.lastSequence ?? 0) + 1, failure: &failure) else {
-            try? fileSystem.remove(temporary)
-            logger.warning("The intake log could not be made (\(failure ?? "unknown")): events wait in memory until the journal holds them, as without it.")
-            intake.installLog(nil, replay: replay.items, events: replay.events, bytes: replay.eventBytes)
-            return
-        }
-        var writer = IntakeLogWriter(file: file, slotCount: slotCount, lastSequence: nil)
-        do {
-            guard writer.start(replaying: replay.items) else {
-                throw FileSystemError(code: ENOSPC, operation: "replay into the intake log", path: temporary)
-            }
-            try fileSystem.rename(temporary, to: path)
-        } catch {
-            file.close()
-            try? fileSystem.remove(temporary)
-            logger.warning("The intake log could not be made (\(error)): events wait in memory until the journal holds them, as without it.")
-            intake.installLog(nil, replay: replay.items, events: replay.events, bytes: replay.eventBytes)
-            return
-        }
-        for adopted in adoptedLogs {
-            try? fileSystem.remove(adopted)
-            try? fileSystem.removeDirectory((adopted as NSString).deletingLastPathComponent)
-        }
-        intakeLog = file
-        replayThrough = writer.lastSequence ?? 0
-        intake.installLog(writer, replay: replay.items, events: replay.events, bytes: replay.eventBytes)
     }
 
     /// After a `write(2)` that left nothing of the open batch unwritten: every log record the
@@ -99,10 +116,9 @@ extension OutboxActor {
     /// name), or nil. Only for the replay's copies: a miss sends a copy the edge deduplicates.
     static func eventID(inPayload payload: [UInt8]) -> UUID? {
         let key = Array(#","event_id":""#.utf8)
-        guard payload.count > key.count + 36 else { return nil }
         var index = 0
         while index + key.count + 36 <= payload.count {
-            if payload[index] == key[0], Array(payload[index..<(index + key.count)]) == key {
+            if payload[index] == key[0], payload[index..<(index + key.count)].elementsEqual(key) {
                 let start = index + key.count
                 return String(bytes: payload[start..<(start + 36)], encoding: .utf8).flatMap(UUID.init(uuidString:))
             }

@@ -53,6 +53,10 @@ extension OutboxActor {
         guard let (area, lock) = acquireArea(in: layout, leftForOthers: &leftForOthers) else { return false }
         self.area = area
         areaLock = lock
+        // The intake log first, before the long part of recovery: until it is open, what the app
+        // tracks waits in memory (the intake holds it).
+        var earlierLogs: [String] = []
+        if !late, let slots = intakeLogSlots { earlierLogs = openIntakeLog(in: area, slotCount: slots) }
         var found = AreaContents()
         normalize(area, into: &found)
         if late {
@@ -66,12 +70,10 @@ extension OutboxActor {
         let (sealedBefore, setAsideBefore) = (queue.sealedUsage.events, queue.setAsideUsage.events)
         leftoverSessions += takeLeftoverSessions(in: area.folder)
         adoptDeadAreas(in: layout, into: area, found: &found, leftForOthers: &leftForOthers)
-        // The intake log first, before the long part of recovery: until it is open, what the app
-        // tracks waits in memory (the intake holds it).
-        if !late, let slots = intakeLogSlots {
-            var replay = readIntakeLog(at: area.folder + "/" + Self.intakeLogName)
-            for adopted in adoptedIntakeLogs { replay.append(adopted.replay) }
-            openIntakeLog(in: area, replaying: replay, adoptedLogs: adoptedIntakeLogs.map(\.path), slotCount: slots)
+        // Before the long part of recovery, which the events held since launch wait for. (The
+        // copies of what the journals hold are dropped at the outbox, after it read them.)
+        if !late, intakeLogSlots != nil {
+            replayIntakeLogs(earlierLogs + adoptedIntakeLogs)
             adoptedIntakeLogs = []
         }
         state.open.reserve(above: found.highestSequence)
@@ -269,10 +271,8 @@ extension OutboxActor {
             }
             var theirs = AreaContents()
             normalize(dead, into: &theirs)
-            let theirLog = dead.folder + "/" + Self.intakeLogName
-            if intakeLogSlots != nil, fileSystem.isRegularFile(theirLog) {
-                adoptedIntakeLogs.append((theirLog, readIntakeLog(at: theirLog)))
-            }
+            // Their logs are replayed after ours, and deleted then; the folder goes with the last.
+            if intakeLogSlots != nil { adoptedIntakeLogs += intakeLogs(in: dead.folder).paths }
             leftoverSessions += takeLeftoverSessions(in: dead.folder)
             // Keep their order among themselves, after everything of ours.
             let adoption = RecoveryRules.adoption(

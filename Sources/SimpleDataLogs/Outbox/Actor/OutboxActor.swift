@@ -86,8 +86,8 @@ actor OutboxActor {
     var replayedJournalIDs: Set<UUID> = []
     /// An opt-out was handled: the log's released events are zeroed at the next release.
     var wipesIntakeLog = false
-    /// The logs of the areas adopted at launch, read before their folders go.
-    var adoptedIntakeLogs: [(path: String, replay: IntakeLogReplay)] = []
+    /// The logs of the areas adopted at launch, replayed after this area's.
+    var adoptedIntakeLogs: [String] = []
 
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
@@ -195,7 +195,7 @@ actor OutboxActor {
         recoverAtLaunch()
         // No log was made (no folder, a distrusted one, none to be had): the intake stops
         // holding what it took meanwhile.
-        if intakeLog == nil, intake.isAwaitingLog { intake.installLog(nil) }
+        if intake.isAwaitingLog { intake.releaseHeld() }
         endLeftoverSessions(leftoverSessions)
         leftoverSessions = []
         commit()
