@@ -53,3 +53,38 @@ struct IntakeLogRingTests {
         #expect(ring.live.count < 200, "released entries are dropped: \(ring.live.count)")
     }
 }
+
+/// The ring keeps what recovery folds the identity from: the records from the newest checkpoint
+/// at or below the mark on.
+@Suite("Intake log: the ring keeps the newest checkpoint at or below the mark")
+struct IntakeLogRingCheckpointTests {
+    @Test("a release frees only the records before the newest checkpoint it covers")
+    func keepsFromTheCheckpoint() {
+        var ring = IntakeLogRing(slotCount: 100)
+        _ = ring.claim(slots: 1, sequence: 1, isCheckpoint: true)
+        for sequence in 2...5 { _ = ring.claim(slots: 1, sequence: UInt64(sequence)) }
+        _ = ring.claim(slots: 1, sequence: 6, isCheckpoint: true)
+        for sequence in 7...9 { _ = ring.claim(slots: 1, sequence: UInt64(sequence)) }
+        ring.release(through: 5)
+        #expect(ring.held.map(\.sequence) == Array(1...9), "no checkpoint above 1 is covered: all stay")
+        ring.release(through: 8)
+        #expect(ring.held.map(\.sequence) == [6, 7, 8, 9], "from the checkpoint at 6 on")
+        ring.release(through: 9)
+        #expect(ring.held.first?.sequence == 6)
+    }
+
+    @Test("a writer that puts a checkpoint every eighth of the ring never fills it while the mark keeps up")
+    func steadyState() {
+        var ring = IntakeLogRing(slotCount: 64)
+        var sequence: UInt64 = 0
+        var sinceCheckpoint = 8
+        for _ in 0..<10_000 {
+            sequence += 1
+            let isCheckpoint = sinceCheckpoint >= 8
+            #expect(ring.claim(slots: 1, sequence: sequence, isCheckpoint: isCheckpoint) != nil)
+            sinceCheckpoint = isCheckpoint ? 0 : sinceCheckpoint + 1
+            ring.release(through: sequence)
+            #expect(ring.held.count <= 10)
+        }
+    }
+}

@@ -33,7 +33,7 @@ struct IntakeLogReplay: Sendable {
     init(_ contents: IntakeLogFormat.Contents) {
         let records = contents.records
         let mark = contents.releasedThrough
-        let checkpoint = IntakeRecordCodec.Kind.restoreIdentity.rawValue
+        let checkpoint = IntakeRecordCodec.Kind.checkpoint.rawValue
         // Recovery starts at the newest checkpoint at or below the mark; a log with none there
         // (nothing released yet) from its first record, with no identity.
         let start = records.lastIndex { $0.sequence <= mark && $0.kind == checkpoint } ?? 0

@@ -63,7 +63,8 @@ struct IntakeLogWriter: Sendable {
 
     private mutating func write(_ item: IntakeItem, isCheckpoint: Bool) -> Bool {
         guard let kind = IntakeRecordCodec.kind(of: item), let size = IntakeRecordCodec.size(of: item) else { return true }
-        switch file.append(kind: kind.rawValue, payloadCount: size, isCheckpoint: isCheckpoint, fill: { IntakeRecordCodec.write(item, at: $0) }) {
+        let recorded = isCheckpoint ? IntakeRecordCodec.Kind.checkpoint : kind
+        switch file.append(kind: recorded.rawValue, payloadCount: size, isCheckpoint: isCheckpoint, fill: { IntakeRecordCodec.write(item, at: $0) }) {
         case .written(let sequence):
             lastSequence = sequence
             let slots = IntakeLogFormat.slots(forPayload: size)

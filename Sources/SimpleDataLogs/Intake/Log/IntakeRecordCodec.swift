@@ -33,6 +33,10 @@ package enum IntakeRecordCodec {
         case restoreIdentity = 7
         case replayBegins = 8
         case replayEnds = 9
+        /// A checkpoint: a ``IntakeItem/restoreIdentity(deviceID:defaults:)`` the writer put
+        /// between live calls (never inside a replay), where recovery may start. Only the log
+        /// record's kind says so; the payload is a restore's.
+        case checkpoint = 10
     }
 
     /// The record kind `item` is logged under, or nil for an item that is not logged.
@@ -365,6 +369,7 @@ package enum IntakeRecordCodec {
                 return .restoreIdentity(deviceID: device, defaults: defaults)
             case .replayBegins: return .replayBegins
             case .replayEnds: return .replayEnds
+            case .checkpoint: return nil
             }
         }
 
