@@ -10,6 +10,9 @@ import SimpleDataLogs
 //     once the intake log is open, tracks <count> events, prints
 //     "tracked" once every `track()` has returned, then calls `abort()` or waits to be killed.
 //     What it tracked is in no journal: only the intake log can bring it to the next launch.
+// OutboxCrashChild log-identity <folder>
+//     sets a device id and default properties, tracks, sets another device id, tracks, prints
+//     "tracked" and waits to be killed.
 // OutboxCrashChild log-threads <folder> <threads>
 //     tracks 500 events from each of <threads> threads at once, about 5,000 calls a second each,
 //     its journal never writing, each thread printing "t<i> <n>" after every 10th returned call
@@ -46,6 +49,16 @@ func runIntakeReplayMode(_ mode: String, folder: URL, arguments: [String]) async
         for seq in 0..<count { client.track("before_death", properties: ["seq": .int(Int64(seq))]) }
         say("tracked")
         if arguments.dropFirst().first == "abort" { abort() }
+        while true { pause() }
+    case "log-identity":
+        // Identity calls before and between the events: the replay must resolve each event as
+        // this run would have.
+        client.setDeviceID("dead-device")
+        client.setDefaultProperties(["plan": .string("pro")])
+        client.track("dead_first")
+        client.setDeviceID("dead-device-2")
+        client.track("dead_second")
+        say("tracked")
         while true { pause() }
     case "log-threads":
         let threads = arguments.first.flatMap { Int($0) } ?? 8

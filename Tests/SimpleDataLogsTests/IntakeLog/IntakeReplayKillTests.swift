@@ -30,6 +30,33 @@ struct IntakeReplayKillTests {
         }
     }
 
+    @Test("the replayed events carry the dead run's device ids and defaults; the live run's own calls and events are untouched by them", .tags(.processes))
+    func identityOfTheDeadRun() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        try await onOwnThread {
+            let child = try ChildProcess("OutboxCrashChild", ["log-identity", path])
+            _ = child.readLine(until: { $0 == "tracked" })
+            child.kill()
+            _ = child.wait()
+        }
+        try await withTestClient(directory: directory) { restarted in
+            restarted.client.track("live_before")
+            restarted.client.setDeviceID("live-device")
+            restarted.client.track("live_after")
+            let events = try await restarted.flushedEvents()
+            let byName = Dictionary(events.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            #expect(byName["dead_first"]?.deviceID == "dead-device")
+            #expect(byName["dead_first"]?.props["plan"] == .string("pro"))
+            #expect(byName["dead_second"]?.deviceID == "dead-device-2")
+            #expect(byName["dead_second"]?.props["plan"] == .string("pro"))
+            #expect(byName["live_before"]?.deviceID == nil, "the dead run's device id is not this run's")
+            #expect(byName["live_before"]?.props["plan"] == nil, "nor its defaults")
+            #expect(byName["live_after"]?.deviceID == "live-device")
+            #expect(events.filter { $0.name.hasPrefix("dead_") }.count == 2)
+        }
+    }
+
     @Test("eight threads tracking at 5,000 calls a second each, killed mid-way with nothing journaled: every call that returned is there, once, and a second launch replays nothing again", .tags(.processes, .burst))
     func killedInsideTrack() async throws {
         let directory = TemporaryDirectory()

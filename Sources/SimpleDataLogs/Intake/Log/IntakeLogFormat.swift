@@ -114,7 +114,7 @@ package enum IntakeLogFormat {
 
     /// Why a file cannot be read as an intake log.
     package enum Unreadable: Error, Sendable, Equatable {
-        /// Shorter than its header, or the header's slot count does not match the size.
+        /// Shorter than its header.
         case truncated
         /// Not this format (another program's file, or zeros).
         case notAnIntakeLog
@@ -131,8 +131,10 @@ package enum IntakeLogFormat {
             let version = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
             guard version == Self.version else { return .failure(.otherVersion(version)) }
             let slotSize = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
-            let slotCount = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
-            guard slotSize == Self.slotSize, raw.count >= fileSize(slotCount: slotCount) else { return .failure(.truncated) }
+            let recordedSlots = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
+            guard slotSize == Self.slotSize else { return .failure(.notAnIntakeLog) }
+            // A file cut short (by hand, or a copy that stopped) keeps the whole records it has.
+            let slotCount = min(recordedSlots, (raw.count - headerSize) / slotSize)
             var contents = Contents()
             contents.releasedThrough = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: releasedOffset, as: UInt64.self))
             var slot = 0
