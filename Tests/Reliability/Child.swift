@@ -10,7 +10,9 @@ import SimpleDataLogs
 /// the driver kills it with `SIGKILL`.
 ///
 /// What it prints, each line written with one `write(2)` before the program goes on:
-/// - `ready` once the client is configured;
+/// - `log <µs>` once the intake log is open (how long after `configure` returned), or `nolog`, then
+///   `ready`: it tracks only then (what a kill costs before that is the launch window,
+///   DESIGN.md "The intake log");
 /// - `t <seq>` *before* the `track` call of that seq, so the driver never reuses a seq the child
 ///   may have tracked (at most the last announced seq of a killed child was not tracked yet);
 /// - `w <seq>`: every seq up to this one is in the journal (written with `write(2)`, so it
@@ -26,6 +28,7 @@ enum Child {
         // Backoff delays a hundredth of the product's, so a child sends soon after the ingest
         // comes back (its life is a few hundred milliseconds).
         tuning.backoffScale = 0.01
+        tuning.intakeLog = options.intakeLog
         let client = SimpleDataLogsClient(
             clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(),
             tuning: tuning, environment: [:]
@@ -33,8 +36,17 @@ enum Child {
         client.configure(SimpleDataLogsClient.Configuration(
             ingestKey: "sdl_pub_reliability000", endpoint: options.endpoint,
             sessionMode: .inactivityTimeout(minutes: 30), storageDirectory: URL(fileURLWithPath: options.folder),
-            batchSize: 50, requestTimeout: .seconds(5)
+            batchSize: 50, requestTimeout: .seconds(5), limits: options.server ? .server : .standard
         ))
+        // Measured from configure's return: the first moment the app can call `track`.
+        let configured = monotonicNanoseconds()
+        // The launch window: until the outbox has opened the intake log, what `track` takes is
+        // in memory only. The child tracks once it is open (the intake may still hold the calls
+        // until the earlier runs' replay is queued, but they are in the log) and reports how long
+        // that took.
+        while !client.hasIntakeLog && client.isOpeningIntakeLog { sleepNanoseconds(50_000) }
+        let opened = monotonicNanoseconds()
+        say(client.hasIntakeLog ? "log \((opened - configured) / 1_000)" : "nolog")
         say("ready")
 
         let interval = 1_000_000_000 / UInt64(options.rate)

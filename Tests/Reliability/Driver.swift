@@ -54,6 +54,8 @@ enum Driver {
         var reports: [ChildReport] = []
         var figures = Figures()
         figures.rate = options.rate
+        figures.profile = options.profile
+        figures.intakeLog = options.intakeLog
         var nextSeq: Int64 = 0
         var phaseIndex = -1
         var phaseStart = 0
@@ -107,7 +109,8 @@ enum Driver {
                 child = try SpawnedChild.spawn(
                     executable: executable,
                     arguments: ["child", "--folder", outbox, "--endpoint", ingest.endpoint.absoluteString,
-                                "--start-seq", String(nextSeq), "--rate", String(options.rate)],
+                                "--start-seq", String(nextSeq), "--rate", String(options.rate),
+                                "--profile", options.profile, "--intake-log", options.intakeLog ? "on" : "off"],
                     environment: environment, stderrDescriptor: stderrDescriptor, startSeq: nextSeq
                 )
             } catch {
@@ -228,6 +231,7 @@ enum Driver {
         }.map { "start \($0.startSeq) last announced \($0.lastAnnounced ?? -1) watermark \($0.lastWatermark ?? -1) \($0.exitDescription) \($0.otherLines)" }
         evidence.lostSeqs = Array(evidence.lostSeqs.prefix(1_000))
         evidence.lostWindowSeqs = Array(evidence.lostWindowSeqs.prefix(1_000))
+        evidence.lostReturnedSeqs = Array(evidence.lostReturnedSeqs.prefix(1_000))
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         if let json = try? encoder.encode(evidence) {
             _ = FileManager.default.createFile(atPath: workFolder + "/evidence.json", contents: json)

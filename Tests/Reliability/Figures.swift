@@ -21,6 +21,20 @@ struct Figures: Encodable, Sendable {
     var delivered = 0
     /// Journaled seqs never delivered. Must be 0.
     var lost = 0
+    /// Returned calls never delivered: seqs above their child's last watermark and below its
+    /// last announced one (`t N` is printed after the call before it returned). With the intake
+    /// log every returned call survives a kill: must be 0 then.
+    var lostReturned = 0
+    /// Children that ran without an intake log (`nolog`); must be 0 when the log is on.
+    var childrenWithoutLog = 0
+    /// The launch window: microseconds from `configure`'s return to the intake log's opening, over the
+    /// children (p50, p99, max); calls made in it would be in memory only.
+    var logOpenP50 = 0
+    var logOpenP99 = 0
+    var logOpenMax = 0
+    /// Whether the children kept an intake log, and with which limits.
+    var intakeLog = true
+    var profile = "app"
     /// Seqs tracked above their child's last watermark (the in-memory window at the kill).
     var windowEvents = 0
     /// Of those, never delivered (the durability contract allows this loss).
@@ -76,6 +90,8 @@ struct Figures: Encodable, Sendable {
         if seqsUnderTwoIDs > 0 { reasons.append("\(seqsUnderTwoIDs) seq(s) under two event ids") }
         if leftOnDisk > 0 { reasons.append("\(leftOnDisk) event(s) left on disk") }
         if phantomSeqs > 0 { reasons.append("\(phantomSeqs) delivered seq(s) no child announced") }
+        if intakeLog && lostReturned > 0 { reasons.append("\(lostReturned) call(s) that returned lost (the intake log is on)") }
+        if intakeLog && childrenWithoutLog > 0 { reasons.append("\(childrenWithoutLog) child(ren) without an intake log") }
         return reasons
     }
 }
@@ -84,6 +100,8 @@ struct Figures: Encodable, Sendable {
 struct Evidence: Encodable, Sendable {
     var lostSeqs: [Int64] = []
     var lostWindowSeqs: [Int64] = []
+    /// Of those, the calls that had returned (below the child's last announced seq).
+    var lostReturnedSeqs: [Int64] = []
     var twoIDSeqs: [String: [String]] = [:]
     var leftSeqs: [Int64] = []
     var filesWithEvents: [String] = []
@@ -129,8 +147,19 @@ enum Tally {
             let window = Int(last - mark)
             windows.append(window)
             if window > 0 {
-                for seq in (mark + 1)...last where idsBySeq[seq] == nil { evidence.lostWindowSeqs.append(seq) }
+                for seq in (mark + 1)...last where idsBySeq[seq] == nil {
+                    evidence.lostWindowSeqs.append(seq)
+                    if seq < last { evidence.lostReturnedSeqs.append(seq) }
+                }
             }
+        }
+        figures.lostReturned = evidence.lostReturnedSeqs.count
+        figures.childrenWithoutLog = reports.filter(\.withoutLog).count
+        let opens = reports.compactMap(\.logOpenMicroseconds).sorted()
+        if !opens.isEmpty {
+            figures.logOpenP50 = opens[(opens.count - 1) / 2]
+            figures.logOpenP99 = opens[Int(Double(opens.count - 1) * 0.99)]
+            figures.logOpenMax = opens.last ?? 0
         }
         figures.lost = evidence.lostSeqs.count
         figures.windowEvents = windows.reduce(0, +)
@@ -186,12 +215,16 @@ enum Tally {
         let statuses = figures.requestsByStatus.sorted { $0.key < $1.key }.map { "\($0.key)×\(n($0.value))" }.joined(separator: " ")
         let rows: [(String, String, String)] = [
             ("kills (SIGKILL)", n(figures.kills), "\(n(figures.earlyKills)) early (launch/recovery; ready after ~\(String(format: "%.0f", figures.readyMilliseconds)) ms); \(figures.childrenNotKilled) died otherwise"),
-            ("events tracked", n(figures.tracked), "at \(n(figures.rate))/s per child, in \(String(format: "%.1f", figures.seconds)) s"),
+            ("events tracked", n(figures.tracked), "at \(n(figures.rate))/s per child (\(figures.profile) limits, intake log \(figures.intakeLog ? "on" : "off")), in \(String(format: "%.1f", figures.seconds)) s"),
             ("events journaled", n(figures.journaled), "at or below a reported watermark"),
             ("events delivered", n(figures.delivered), "distinct seqs in the raw requests"),
             ("lost (journaled, never delivered)", n(figures.lost), figures.lost == 0 ? "must be 0: ok" : "must be 0: FAIL"),
-            ("lost from the in-memory window", n(figures.lostFromWindow),
-             "of \(n(figures.windowEvents)) tracked above the last watermark; window at a kill: mean \(String(format: "%.1f", figures.windowMean)) events (~\(String(format: "%.1f", windowMs)) ms), p50 \(n(figures.windowP50)), p99 \(n(figures.windowP99)), max \(n(figures.windowMax))"),
+            ("lost among returned calls", n(figures.lostReturned),
+             figures.intakeLog ? (figures.lostReturned == 0 ? "must be 0 (intake log on): ok" : "must be 0 (intake log on): FAIL") : "intake log off: allowed"),
+            ("launch window (diagnostic)", "\(n(figures.logOpenP50)) µs",
+             "configure's return to the intake log's opening: p50; p99 \(n(figures.logOpenP99)) µs, max \(n(figures.logOpenMax)) µs; \(figures.childrenWithoutLog) child(ren) without a log"),
+            ("lost above the last watermark", n(figures.lostFromWindow),
+             "of \(n(figures.windowEvents)) announced above it (each child's last announced call may not have returned); window at a kill: mean \(String(format: "%.1f", figures.windowMean)) events (~\(String(format: "%.1f", windowMs)) ms), p50 \(n(figures.windowP50)), p99 \(n(figures.windowP99)), max \(n(figures.windowMax))"),
             ("journal lag (diagnostic)", n(figures.runLagMax),
              "largest gap between tracked and a watermark line; first watermark after \(String(format: "%.1f", figures.startLagMean)) events on average (max \(n(figures.startLagMax)))"),
             ("seqs under two event_ids", n(figures.seqsUnderTwoIDs), figures.seqsUnderTwoIDs == 0 ? "must be 0: ok" : "must be 0: FAIL"),

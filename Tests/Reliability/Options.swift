@@ -2,8 +2,8 @@ import Foundation
 
 /// The driver's settings, from the command line.
 ///
-///     reliability [--kills N] [--minutes M] [--rate R] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
-///     reliability child --folder F --endpoint URL --start-seq S --rate R
+///     reliability [--kills N] [--minutes M] [--rate R] [--profile app|server] [--intake-log on|off] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
+///     reliability child --folder F --endpoint URL --start-seq S --rate R [--profile app|server] [--intake-log on|off]
 struct DriverOptions: Sendable {
     /// How many children are killed (at least; `--minutes` can end the loop earlier).
     var kills = 1_000
@@ -11,6 +11,10 @@ struct DriverOptions: Sendable {
     var minutes: Double?
     /// Events per second each child tracks.
     var rate = 1_000
+    /// `server`: the children use `Limits.server` (a busy server's backlog); `app`: the defaults.
+    var profile = "app"
+    /// Whether the children keep an intake log (`--intake-log off` measures the window without).
+    var intakeLog = true
     /// Kills per ingest phase (up, down, flapping, in turn).
     var phaseKills = 10
     /// The seed of the schedule (kill moments, phases' scripts); random when not given.
@@ -32,8 +36,8 @@ struct DriverOptions: Sendable {
     var injectFaults = false
 
     static let usage = """
-    usage: reliability [--kills N] [--minutes M] [--rate R] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
-           reliability child --folder F --endpoint URL --start-seq S --rate R
+    usage: reliability [--kills N] [--minutes M] [--rate R] [--profile app|server] [--intake-log on|off] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
+           reliability child --folder F --endpoint URL --start-seq S --rate R [--profile app|server] [--intake-log on|off]
     """
 
     /// Parses the driver's arguments (without the program name).
@@ -58,8 +62,16 @@ struct DriverOptions: Sendable {
                 guard let minutes = Double(try value(flag)), minutes > 0 else { throw UsageError(message: "--minutes takes a positive number") }
                 options.minutes = minutes
             case "--rate":
-                guard let rate = Int(try value(flag)), (1...20_000).contains(rate) else { throw UsageError(message: "--rate takes 1 to 20000 events/s") }
+                guard let rate = Int(try value(flag)), (1...50_000).contains(rate) else { throw UsageError(message: "--rate takes 1 to 50000 events/s") }
                 options.rate = rate
+            case "--profile":
+                let profile = try value(flag)
+                guard profile == "app" || profile == "server" else { throw UsageError(message: "--profile takes app or server") }
+                options.profile = profile
+            case "--intake-log":
+                let setting = try value(flag)
+                guard setting == "on" || setting == "off" else { throw UsageError(message: "--intake-log takes on or off") }
+                options.intakeLog = setting == "on"
             case "--phase-kills":
                 guard let phase = Int(try value(flag)), phase > 0 else { throw UsageError(message: "--phase-kills takes a positive number") }
                 options.phaseKills = phase
@@ -103,8 +115,12 @@ struct ChildOptions: Sendable {
     var endpoint: URL
     var startSeq: Int64
     var rate: Int
+    /// `--profile server`: the server limits (`Limits.server`); else the app's.
+    var server = false
+    /// `--intake-log off`: the client runs without it (to compare).
+    var intakeLog = true
 
-    /// Parses `--folder F --endpoint URL --start-seq S --rate R`.
+    /// Parses `--folder F --endpoint URL --start-seq S --rate R [--profile app|server] [--intake-log on|off]`.
     static func parse(_ arguments: [String]) throws(UsageError) -> ChildOptions {
         var values: [String: String] = [:]
         var index = 0
@@ -121,7 +137,10 @@ struct ChildOptions: Sendable {
         }
         let rate = values["--rate"].flatMap { Int($0) } ?? 1_000
         guard rate > 0 else { throw UsageError(message: "child: --rate must be positive") }
-        return ChildOptions(folder: folder, endpoint: endpoint, startSeq: start, rate: rate)
+        var options = ChildOptions(folder: folder, endpoint: endpoint, startSeq: start, rate: rate)
+        options.server = values["--profile"] == "server"
+        options.intakeLog = values["--intake-log"] != "off"
+        return options
     }
 }
 

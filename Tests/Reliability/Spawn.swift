@@ -23,6 +23,11 @@ struct ChildReport: Sendable {
     var otherLines: [String] = []
     /// Whether it said `ready`.
     var sawReady = false
+    /// How long after `configure` its intake log was open (`log N`, microseconds); nil when it
+    /// said `nolog` or nothing.
+    var logOpenMicroseconds: Int?
+    /// It said `nolog`: it ran without an intake log.
+    var withoutLog = false
     /// The raw `waitpid` status.
     var waitStatus: Int32 = 0
 
@@ -102,6 +107,10 @@ struct SpawnedChild: Sendable {
                     report.lastWatermark = max(report.lastWatermark ?? seq, seq)
                     if report.announcedBeforeFirstWatermark == nil { report.announcedBeforeFirstWatermark = report.announced }
                     if let last = report.lastAnnounced { report.largestLag = max(report.largestLag, last - seq) }
+                } else if line.hasPrefix("log "), let micros = Int(line.dropFirst(4)) {
+                    report.logOpenMicroseconds = micros
+                } else if line == "nolog" {
+                    report.withoutLog = true
                 } else if line == "ready" {
                     report.sawReady = true
                     continuation.yield(.ready)

@@ -355,6 +355,10 @@ public final class SimpleDataLogsClient: Sendable {
     /// Whether `track()` appends to an intake log now.
     package var hasIntakeLog: Bool { intake.hasLog }
 
+    /// Whether the intake still holds what it takes until the outbox opens the log (the launch
+    /// window); for callers that cannot await ``waitUntilIntakeLogSettled()``.
+    package var isOpeningIntakeLog: Bool { intake.isAwaitingLog }
+
     /// Marks the client shut down and returns its pipeline, if it was configured.
     func markShutDown() -> Pipeline? {
         ClientRegistry.unregister(self)
