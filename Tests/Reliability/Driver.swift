@@ -174,7 +174,9 @@ enum Driver {
         )
         client.configure(SimpleDataLogsClient.Configuration(
             ingestKey: "sdl_pub_reliability000", endpoint: ingest.endpoint, sessionMode: .inactivityTimeout(minutes: 30),
-            storageDirectory: URL(fileURLWithPath: outbox), batchSize: 50, requestTimeout: .seconds(10)
+            storageDirectory: URL(fileURLWithPath: outbox), batchSize: 50, requestTimeout: .seconds(10),
+            // The children's limits: with the app's, the caps would drop what server children left.
+            limits: options.profile == "server" ? .server : .standard
         ))
         var flushes = 0
         var delivered = 0
