@@ -17,9 +17,10 @@ enum BenchEvent {
 
     /// A client with the SDK's real policy and package-level tuning, not yet configured.
     /// - Parameter uploads: Whether the uploader runs (`ClientTuning.startsUploader`).
-    static func newClient(uploads: Bool) -> SimpleDataLogsClient {
+    static func newClient(uploads: Bool, intakeLog: Bool = true) -> SimpleDataLogsClient {
         var tuning = ClientTuning()
         tuning.startsUploader = uploads
+        tuning.intakeLog = intakeLog
         var environment = ProcessInfo.processInfo.environment
         environment["SDL_STORAGE_DIR"] = nil
         environment["SDL_LOG_LEVEL"] = nil
@@ -54,9 +55,9 @@ enum BenchEvent {
     /// A configured client: uploads off unless `endpoint` is given.
     static func makeClient(
         folder: URL, endpoint: URL? = nil, batchSize: Int = 50, inFlight: Int = 1, gzip: Bool = true,
-        middleware: [EventMiddleware] = []
+        middleware: [EventMiddleware] = [], intakeLog: Bool = true
     ) -> SimpleDataLogsClient {
-        let client = newClient(uploads: endpoint != nil)
+        let client = newClient(uploads: endpoint != nil, intakeLog: intakeLog)
         var configuration = configuration(folder: folder, endpoint: endpoint, batchSize: batchSize, inFlight: inFlight, gzip: gzip)
         configuration.middleware = middleware
         client.configure(configuration)

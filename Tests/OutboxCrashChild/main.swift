@@ -28,7 +28,7 @@ import SimpleDataLogs
 //       appends to an intake log from several threads until killed (IntakeLogMode.swift).
 //   OutboxCrashChild log-then-die | log-threads <folder> …
 //       tracks and dies by abort() or SIGKILL; only the intake log holds what it tracked
-//       (IntakeReplayModes.swift).
+//       (IntakeReplayModes.swift); log-no-room: no room on disk for the log (NoRoomMode.swift).
 //   OutboxCrashChild descriptors-…
 //       runs out of file descriptors (DescriptorModes.swift).
 
@@ -47,6 +47,7 @@ if mode == "intake-log" { runIntakeLogMode(path: arguments[1], threads: Int(argu
 if mode.hasPrefix("descriptors-") { await runDescriptorMode(mode, Array(arguments.dropFirst())) }
 let folder = URL(fileURLWithPath: arguments[1])
 // The intake log seen from a whole client, killed: IntakeReplayModes.swift.
+if mode == "log-no-room" { await runNoRoomMode(folder: folder) }
 if mode.hasPrefix("log-") { await runIntakeReplayMode(mode, folder: folder, arguments: Array(arguments.dropFirst(2))) }
 // A folder blocked at launch, freed while the client runs: BlockedFolderMode.swift.
 if mode == "blocked-folder" { await runBlockedFolderMode(folder: folder, count: Int(argument(2)) ?? 100) }

@@ -90,6 +90,54 @@ struct IntakeLogHostileTests {
         }
     }
 
+    @Test("no room on disk for the log at configure: one line says so, the client runs as without it, and its events are journaled", .tags(.processes))
+    func noRoomForTheLog() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        let output = try await onOwnThread {
+            let child = try ChildProcess("OutboxCrashChild", ["log-no-room", path])
+            return child.readToEnd()
+        }
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("log false"), "\(lines)")
+        #expect(lines.contains("journaled 10"), "\(lines)")
+        let logLines = lines.filter { $0.hasPrefix("sdl ") && $0.contains("intake log") }
+        #expect(logLines.count == 1, "one line: \(logLines)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/areas/a0").filter { $0.hasPrefix("intake-") }.isEmpty, "no half-made log left")
+    }
+
+    /// The events the log at `folder` holds after its released mark, by `seq`.
+    static func unreleasedSeqs(inArea folder: String) throws -> [Int64] {
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("intake-") })
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+        return try IntakeLogFormat.decode(bytes).get().unreleased.compactMap { record -> Int64? in
+            guard case .event(let event)? = IntakeRecordCodec.decode(record.payload), case .int(let seq)? = event.properties["seq"] else { return nil }
+            return seq
+        }
+    }
+
+    @Test("a disk that fills during the run: what the journal cannot write stays unreleased in the log, and is released once it can")
+    func fullDiskDuringTheRun() async throws {
+        let fileSystem = FaultInjectingFileSystem()
+        let directory = TemporaryDirectory()
+        try await withTestClient(faults: fileSystem.injection, directory: directory) { test throws in
+            for seq in 0..<5 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            await test.drain()
+            let area = directory.path + "/areas/a0"
+            #expect(try Self.unreleasedSeqs(inArea: area).isEmpty, "journaled: released")
+            fileSystem.failWrites(with: ENOSPC)
+            for seq in 5..<8 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            await test.drain()
+            #expect(test.client.journalWatermark.eventsWritten == 5)
+            #expect(try Self.unreleasedSeqs(inArea: area) == [5, 6, 7], "only in memory and the log: kept")
+            fileSystem.clearAll()
+            test.client.track("e", properties: ["seq": 8])
+            await test.drain()
+            #expect(test.client.journalWatermark.eventsWritten == 9)
+            #expect(try Self.unreleasedSeqs(inArea: area).isEmpty, "written at last: released")
+        }
+    }
+
     @Test("two clients on one folder: each has its own area and its own log")
     func twoClients() async throws {
         let directory = TemporaryDirectory()
