@@ -77,7 +77,9 @@ enum Child {
                     mapping = false
                     continue
                 }
-                let generated = counters.tracked - calls
+                // Events replayed from a dead child's intake log are journaled first, in
+                // front of this child's: they are not this child's.
+                let generated = counters.tracked - calls + client.replayedFromIntakeLog
                 let journaledLive = written - generated
                 if journaledLive > 0 {
                     let mark = options.startSeq + Int64(journaledLive) - 1

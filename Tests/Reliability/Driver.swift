@@ -45,7 +45,7 @@ enum Driver {
 
         let killsText = options.kills >= Int.max / 2 ? "until the time limit" : "\(options.kills) kills"
         say("reliability: \(killsText)\(options.minutes.map { ", at most \($0) min" } ?? ""), \(options.rate) events/s per child, "
-            + "phases of \(options.phaseKills) kills (up, down, flapping), runs of \(options.runMilliseconds.lowerBound)–\(options.runMilliseconds.upperBound) ms, "
+            + "phases of \(options.phaseKills) kills (\(options.phases.map(\.rawValue).joined(separator: ", "))), runs of \(options.runMilliseconds.lowerBound)–\(options.runMilliseconds.upperBound) ms, "
             + "\(options.earlyKillPercent)% early kills, seed \(seed)\(options.ci ? ", CI mode" : "")")
         say("folder \(workFolder), ingest 127.0.0.1:\(ingest.port)")
 
@@ -94,7 +94,8 @@ enum Driver {
                 phaseStart = killed
                 phaseSeq = nextSeq
                 phaseRawBefore = ingest.summary.rawEvents
-                let phase = IngestControl.Phase.allCases[phaseIndex % IngestControl.Phase.allCases.count]
+                let phases = options.phases
+                let phase = phases[phaseIndex % phases.count]
                 do {
                     try await ingest.enter(phase)
                 } catch {

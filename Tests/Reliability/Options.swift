@@ -2,7 +2,7 @@ import Foundation
 
 /// The driver's settings, from the command line.
 ///
-///     reliability [--kills N] [--minutes M] [--rate R] [--profile app|server] [--intake-log on|off] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
+///     reliability [--kills N] [--minutes M] [--rate R] [--profile app|server] [--intake-log on|off] [--phases up,down,flapping] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
 ///     reliability child --folder F --endpoint URL --start-seq S --rate R [--profile app|server] [--intake-log on|off]
 struct DriverOptions: Sendable {
     /// How many children are killed (at least; `--minutes` can end the loop earlier).
@@ -15,6 +15,9 @@ struct DriverOptions: Sendable {
     var profile = "app"
     /// Whether the children keep an intake log (`--intake-log off` measures the window without).
     var intakeLog = true
+    /// The ingest's phases, in turn (`--phases up` keeps it up: at 20,000 events/s an ingest that
+    /// is down a third of the time fills any outbox's caps, which then drop by design).
+    var phases = IngestControl.Phase.allCases
     /// Kills per ingest phase (up, down, flapping, in turn).
     var phaseKills = 10
     /// The seed of the schedule (kill moments, phases' scripts); random when not given.
@@ -36,7 +39,7 @@ struct DriverOptions: Sendable {
     var injectFaults = false
 
     static let usage = """
-    usage: reliability [--kills N] [--minutes M] [--rate R] [--profile app|server] [--intake-log on|off] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
+    usage: reliability [--kills N] [--minutes M] [--rate R] [--profile app|server] [--intake-log on|off] [--phases up,down,flapping] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
            reliability child --folder F --endpoint URL --start-seq S --rate R [--profile app|server] [--intake-log on|off]
     """
 
@@ -72,6 +75,11 @@ struct DriverOptions: Sendable {
                 let setting = try value(flag)
                 guard setting == "on" || setting == "off" else { throw UsageError(message: "--intake-log takes on or off") }
                 options.intakeLog = setting == "on"
+            case "--phases":
+                let names = try value(flag).split(separator: ",").map(String.init)
+                let phases = names.compactMap(IngestControl.Phase.init(rawValue:))
+                guard !phases.isEmpty, phases.count == names.count else { throw UsageError(message: "--phases takes up,down,flapping in any order") }
+                options.phases = phases
             case "--phase-kills":
                 guard let phase = Int(try value(flag)), phase > 0 else { throw UsageError(message: "--phase-kills takes a positive number") }
                 options.phaseKills = phase

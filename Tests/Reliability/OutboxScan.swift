@@ -1,4 +1,5 @@
 import Foundation
+import SimpleDataLogs
 
 /// Reads every file under the outbox root with the record framing of DESIGN.md section 7
 /// (`FF 53 44 4C`, little-endian length, CRC-32 of length and payload, payload), independently
@@ -28,6 +29,18 @@ struct OutboxScan: Sendable {
             result.allFiles.append(relative)
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             let bytes = [UInt8](data)
+            if (relative as NSString).lastPathComponent.hasPrefix("intake-") {
+                // An intake log: its events after the released mark were never journaled, so
+                // after the final flush they are events left behind (read with the SDK's own
+                // decoder: the format is the log's, not the journal's).
+                let seqs = Self.unreleasedSeqs(inIntakeLog: bytes)
+                if !seqs.isEmpty {
+                    result.eventRecords += seqs.count
+                    result.seqs += seqs
+                    result.filesWithEvents.append(relative)
+                }
+                continue
+            }
             guard bytes.starts(with: Self.marker) || relative.hasSuffix(".batch") || relative.hasSuffix(".log") else { continue }
             let (payloads, damaged) = Self.records(in: bytes)
             result.damagedBytes += damaged
@@ -49,6 +62,15 @@ struct OutboxScan: Sendable {
     }
 
     static let marker: [UInt8] = [0xFF, 0x53, 0x44, 0x4C]
+
+    /// The `seq` of every event an intake log holds after its released mark.
+    static func unreleasedSeqs(inIntakeLog bytes: [UInt8]) -> [Int64] {
+        guard case .success(let contents) = IntakeLogFormat.decode(bytes) else { return [] }
+        return contents.unreleased.compactMap { record in
+            guard record.kind == IntakeRecordCodec.Kind.event.rawValue else { return nil }
+            return IntakeRecordCodec.seqProperty(ofEventPayload: record.payload)
+        }
+    }
 
     /// The intact records' payloads, and how many bytes were not part of one.
     static func records(in bytes: [UInt8]) -> (payloads: [ArraySlice<UInt8>], damagedBytes: Int) {

@@ -79,7 +79,7 @@ extension SimpleDataLogsClient {
     /// The caller's view of an acceptance, or `nil` when the backlog is full and it may wait.
     private static func outcome(of acceptance: Intake.Acceptance) -> TrackOutcome? {
         switch acceptance {
-        case .accepted, .acceptedDroppingOldest: .accepted
+        case .accepted, .acceptedDroppingOldest, .acceptedUnlogged: .accepted
         case .ignoredWhileDisabled: .ignoredWhileDisabled
         case .ignoredAfterShutdown: .ignoredAfterShutdown
         case .skippedBacklog: .skippedBacklogFull

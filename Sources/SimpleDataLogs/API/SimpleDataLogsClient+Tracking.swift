@@ -115,7 +115,7 @@ extension SimpleDataLogsClient {
         }
         report(acceptance)
         switch acceptance {
-        case .accepted, .acceptedDroppingOldest: return true
+        case .accepted, .acceptedDroppingOldest, .acceptedUnlogged: return true
         case .ignoredWhileDisabled, .ignoredAfterShutdown, .skippedBacklog, .full: return false
         }
     }
@@ -138,6 +138,8 @@ extension SimpleDataLogsClient {
             logger.warning("track() was called after shutdown(); the event is ignored, and so is every later one (counted in counters.ignoredAfterShutdown, not logged again). Stop the work that tracks before shutting the client down.")
         case .skippedBacklog(firstInEpisode: true, let backlog):
             logger.warning("More than \(backlog.events) events (or \(backlog.bytes / 1_048_576) MiB) are waiting to be written; new events are skipped (and counted) until the journal catches up. Track less often in hot loops, raise Configuration.limits.backlogEvents, or use track(_:properties:deviceID:waitingUpTo:) to wait instead.")
+        case .acceptedUnlogged:
+            logger.warning("The intake log is full (the journal is far behind); new calls wait in memory, unprotected against a kill, until it catches up. Nothing is dropped for it.")
         case .acceptedDroppingOldest(firstInEpisode: true):
             logger.warning("More than \(intake.preConfigureLimit) events were tracked before configure; the oldest are dropped (and counted). Call configure earlier at launch.")
         }

@@ -355,6 +355,10 @@ public final class SimpleDataLogsClient: Sendable {
     /// Whether `track()` appends to an intake log now.
     package var hasIntakeLog: Bool { intake.hasLog }
 
+    /// Events replayed from earlier runs' intake logs (in `counters.recovered`, journaled in front
+    /// of this run's own): the reliability child subtracts them from the watermark.
+    package var replayedFromIntakeLog: Int { intake.replayedEvents }
+
     /// Whether the intake still holds what it takes until the outbox opens the log (the launch
     /// window); for callers that cannot await ``waitUntilIntakeLogSettled()``.
     package var isOpeningIntakeLog: Bool { intake.isAwaitingLog }

@@ -144,15 +144,18 @@ final class Intake: Sendable {
         state.withLock { $0.installLog(writer) }
     }
 
-    /// Queues the earlier runs' replay in front of what was held and lets the stage drain. See
-    /// ``IntakeState/releaseHeld(replaying:events:bytes:)``.
+    /// Queues the earlier runs' replays in front of what was held and lets the stage drain. See
+    /// ``IntakeState/releaseHeld(replaying:)``.
     @discardableResult
-    func releaseHeld(replaying replay: IntakeLogReplay = IntakeLogReplay()) -> (logged: Bool, through: UInt64?) {
-        let (logged, through, wakes) = state.withLock { $0.releaseHeld(replaying: replay.items, events: replay.events, bytes: replay.eventBytes) }
+    func releaseHeld(replaying replays: [IntakeLogReplay] = []) -> (inLog: [Bool], through: UInt64?) {
+        let (inLog, through, wakes) = state.withLock { $0.releaseHeld(replaying: replays) }
         if wakes { wakeContinuation.yield() }
         logSettled.pass()
-        return (logged, through)
+        return (inLog, through)
     }
+
+    /// Events replayed from earlier runs' logs so far.
+    var replayedEvents: Int { state.withLock { $0.replayed } }
 
     /// Returns once the intake holds nothing back for the log: at once when it never waited for
     /// one, else when the outbox has opened it or given up (the outbox always does, at launch).

@@ -16,6 +16,9 @@ struct IntakeState: ParksWaiters {
         /// The backlog is full, or the outbox has no room for what is in flight, and the caller
         /// asked to wait instead: nothing was counted yet.
         case full
+        /// Accepted, but the intake log was full: the call waits in memory only, unprotected
+        /// against a kill, the first of an episode (one log line).
+        case acceptedUnlogged
         /// Accepted, and the oldest held event was dropped to make room before `configure`;
         /// `firstInEpisode` asks for the one log line.
         case acceptedDroppingOldest(firstInEpisode: Bool)
@@ -109,9 +112,13 @@ struct IntakeState: ParksWaiters {
     /// The outbox is opening the log: items are held (not drained) until it is open or given up
     /// on, so that none reaches the stages unlogged.
     private(set) var awaitingLog = false
-    /// The last append found the log full: callers that wait stay parked until the journal
-    /// releases some of it (``release(_:bytes:)``).
-    private(set) var logIsFull = false
+    /// Calls taken while the log was full (the journal far behind): queued in memory only, as
+    /// without a log, never skipped for it. Counted for the figures; the episode's first asks for
+    /// one log line.
+    private(set) var unlogged = 0
+    /// Events replayed from earlier runs' logs (counted as recovered, not tracked).
+    private(set) var replayed = 0
+    private var unloggedEpisode = false
     /// Whether queued items may be drained now.
     private var drains: Bool { configured && !awaitingLog }
     /// Activity reports among `items` (``maxQueuedActivities``).
@@ -157,16 +164,13 @@ struct IntakeState: ParksWaiters {
                 return (.skippedBacklog(firstInEpisode: skippedInEpisode == 1, limit: backlog), false)
             }
         }
-        if waitsWhenFull && configured && (logIsFull || !outboxHasRoom(cost: cost)) { return (.full, false) }
+        if waitsWhenFull && configured && !outboxHasRoom(cost: cost) { return (.full, false) }
         let event = makeEvent(&ids)
-        if log != nil, !log!.append(.event(event)) {
-            // The log is full (the journal lags far behind): as if the backlog were.
-            logIsFull = true
-            if waitsWhenFull { return (.full, false) }
-            tracked += 1
-            skippedBacklog += 1
-            skippedInEpisode += 1
-            return (.skippedBacklog(firstInEpisode: skippedInEpisode == 1, limit: backlog), false)
+        // A full log (the journal far behind, within the backlog's bounds) costs the call its
+        // protection against a kill, never the call: it waits in memory, as without a log.
+        var unloggedFirst = false
+        if log != nil {
+            if log!.append(.event(event)) { unloggedEpisode = false } else { unloggedFirst = noteUnlogged() }
         }
         tracked += 1
         inFlight += 1
@@ -180,7 +184,16 @@ struct IntakeState: ParksWaiters {
             droppingBeforeConfigure = true
             return (.acceptedDroppingOldest(firstInEpisode: first), false)
         }
+        if unloggedFirst { return (.acceptedUnlogged, drains && claimWake()) }
         return (.accepted, drains && claimWake())
+    }
+
+    /// Counts a call the full log could not take. - Returns: Whether it opens an episode (one
+    /// line); an append that fits again ends it.
+    private mutating func noteUnlogged() -> Bool {
+        unlogged += 1
+        defer { unloggedEpisode = true }
+        return !unloggedEpisode
     }
 
     /// Queues an activity report within ``maxQueuedActivities``, folding consecutive `userInput`
@@ -254,7 +267,7 @@ struct IntakeState: ParksWaiters {
     /// down, not accepting).
     func letsWaiterGo(cost: Int) -> Bool {
         isShutDown || !accepting
-            || (!logIsFull && backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost) && outboxHasRoom(cost: cost))
+            || (backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost) && outboxHasRoom(cost: cost))
     }
 
     /// Whether the outbox can take the events in flight and one more of `cost` without its caps
@@ -287,25 +300,26 @@ struct IntakeState: ParksWaiters {
         log = writer
     }
 
-    /// Queues what earlier runs' logs left (``IntakeLogReplay``) in front of everything held,
-    /// appends it to this run's log in one piece (bracketed, its place in the log does not
-    /// matter), and lets the stage drain: a `flush()` made at launch covers the replay too.
-    /// - Parameters:
-    ///   - events: How many events `replay` holds, and `bytes` their estimated memory: in flight
-    ///     from now on, like tracked ones (the caller counts them as recovered).
-    /// - Returns: Whether the replay is all in this run's log (the caller may then delete the
-    ///   earlier runs' files), the newest log record's sequence number, and whether to wake the
-    ///   stage.
-    mutating func releaseHeld(replaying replay: [IntakeItem], events: Int, bytes: Int) -> (logged: Bool, through: UInt64?, wakes: Bool) {
+    /// Queues what earlier runs' logs left in front of everything held, and lets the stage
+    /// drain: a `flush()` made at launch covers the replay. Each log's replay
+    /// (``IntakeLogReplay``, bracketed: its place in the log does not matter) is also appended to
+    /// this run's log, whole, if it fits: then its file may go at once. Every replay is queued,
+    /// fitting or not (the files of those that did not fit go once the journal holds them).
+    /// - Returns: For each replay, whether this run's log holds it; the newest log record's
+    ///   sequence number; and whether to wake the stage.
+    mutating func releaseHeld(replaying replays: [IntakeLogReplay]) -> (inLog: [Bool], through: UInt64?, wakes: Bool) {
         awaitingLog = false
-        var logged = replay.isEmpty
-        if !replay.isEmpty {
-            if log != nil { logged = log!.appendSection(replay) }
-            items = replay + items
-            inFlight += events
-            inFlightBytes += bytes
+        var queued: [IntakeItem] = []
+        var inLog: [Bool] = []
+        for replay in replays {
+            inLog.append(replay.items.isEmpty || (log != nil && log!.appendSection(replay.items)))
+            queued += replay.items
+            inFlight += replay.events
+            inFlightBytes += replay.eventBytes
+            replayed += replay.events
         }
-        return (logged, log?.lastSequence, !items.isEmpty && drains && claimWake())
+        if !queued.isEmpty { items = queued + items }
+        return (inLog, log?.lastSequence, !items.isEmpty && drains && claimWake())
     }
 
     /// Takes everything queued, in order, by swapping it with `buffer` (which must be empty).
@@ -329,8 +343,6 @@ struct IntakeState: ParksWaiters {
     ///   events were counted as dropped at shutdown already, and the caller must count nothing.
     mutating func release(_ count: Int, bytes: Int) -> (released: Bool, ended: (skipped: Int, backlog: Backlog)?, waiters: Waiters.Released) {
         guard !isSettled else { return (false, nil, []) }
-        // The journal released log records before it released these events.
-        logIsFull = false
         inFlight -= count
         inFlightBytes -= bytes
         let released = takeWaitersThatFit()
@@ -396,7 +408,7 @@ struct IntakeState: ParksWaiters {
     /// The oldest waiters, as many as there are free event slots in the backlog and the outbox:
     /// each may take one. Woken waiters that lose the room to a plain `track()` simply wait again.
     private mutating func takeWaitersThatFit() -> Waiters.Released {
-        guard !logIsFull, inFlightBytes < backlog.bytes else { return [] }
+        guard inFlightBytes < backlog.bytes else { return [] }
         var slots = backlog.events - inFlight
         if let outboxRoom {
             guard inFlightBytes < outboxRoom.bytes else { return [] }

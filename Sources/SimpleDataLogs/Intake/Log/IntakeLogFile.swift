@@ -112,6 +112,20 @@ package final class IntakeLogFile: Sendable {
         }
     }
 
+    /// Whether records of these slot counts would all fit now, one after another (a replay is
+    /// appended whole or not at all: half of one would be replayed again with its source).
+    func fits(_ slotCounts: [Int]) -> Bool {
+        state.withLock { state in
+            var ring = state.ring
+            var sequence = state.nextSequence
+            for slots in slotCounts {
+                guard ring.claim(slots: slots, sequence: sequence) != nil else { return false }
+                sequence += 1
+            }
+            return true
+        }
+    }
+
     /// Zeroes every slot but those of records recovery could still need (released events
     /// included): after the opt-out, the events the app tracked before it must not stay
     /// readable in the file.

@@ -53,8 +53,10 @@ struct IntakeLogWriter: Sendable {
     /// Appends a replay of what a dead run's log held (``IntakeLogReplay``, bracketed) in one
     /// piece: no checkpoint goes between its records (a checkpoint holds the live identity, and
     /// recovery would apply it inside the brackets).
-    /// - Returns: Whether every record fit (the caller then keeps the dead run's log).
+    /// - Returns: Whether it was appended; false, with nothing written, when it does not fit.
     mutating func appendSection(_ items: [IntakeItem]) -> Bool {
+        let slots = items.compactMap { IntakeRecordCodec.size(of: $0).map(IntakeLogFormat.slots(forPayload:)) }
+        guard file.fits(slots) else { return false }
         for item in items {
             guard write(item, isCheckpoint: false) else { return false }
         }

@@ -268,6 +268,13 @@ package enum IntakeRecordCodec {
         encode(.event(.live(name: name, id: id, timestamp: timestamp, properties: properties)), into: &buffer)
     }
 
+    /// The integer property `seq` of the event `bytes` encode, if any: for the reliability
+    /// driver, which counts what logs still hold and cannot see ``IntakeItem``.
+    package static func seqProperty(ofEventPayload bytes: [UInt8]) -> Int64? {
+        guard case .event(let event)? = decode(bytes), case .int(let seq)? = event.properties["seq"] else { return nil }
+        return seq
+    }
+
     /// The item `bytes` encode, or nil when they do not make exactly one whole item.
     static func decode(_ bytes: [UInt8]) -> IntakeItem? {
         var reader = Reader(bytes: bytes)

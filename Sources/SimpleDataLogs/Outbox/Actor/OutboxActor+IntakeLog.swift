@@ -5,9 +5,11 @@ import Foundation
 /// as the journal takes what it holds.
 extension OutboxActor {
     /// How many 128-byte slots a log gets for a backlog of `events`: three per event the backlog
-    /// may hold (most events take one or two), at least 4 MiB, at most 64 MiB.
+    /// may hold (most events take one or two), at least 4 MiB, at most 8 MiB. Launch reads every
+    /// earlier log whole: a larger file made launch slower than a killed server's restarts
+    /// (measured, decision 0036). Past it, calls wait in memory, never skipped for it.
     static func intakeLogSlots(backlogEvents: Int) -> Int {
-        min(max(backlogEvents * 3, 32_768), 524_288)
+        min(max(backlogEvents * 3, 32_768), 65_536)
     }
 
     /// The number in an intake log's file name (`intake-<n>.log`), or nil for another file.
@@ -48,28 +50,32 @@ extension OutboxActor {
         return earlier
     }
 
-    /// Reads each earlier run's log (this area's, and those of the areas adopted), queues what it
-    /// held after the journal's mark in front of everything held since launch (bracketed), and
-    /// deletes the files once this run's log holds the replay. A replay that does not fit in this
-    /// run's log still runs, and the files stay for the next launch (whose copies the edge drops
-    /// by event id). Without a log of this run's the files go too: kept, they would be replayed at
-    /// every launch.
+    /// Reads each earlier run's log (this area's, then those of the areas adopted) and queues
+    /// what each held after the journal's mark in front of everything held since launch
+    /// (bracketed). A file goes as soon as this run's log holds its replay; one whose replay did
+    /// not fit goes once the journal holds the replay (``releaseIntakeLog()``), so a kill before
+    /// that replays it again (the edge drops the copies by event id). Without a log of this
+    /// run's, the files go at once (kept, they would be replayed at every launch).
     func replayIntakeLogs(_ paths: [String]) {
-        var replay = IntakeLogReplay()
-        for path in paths { replay.append(readIntakeLog(at: path)) }
-        counters.update { $0.recovered += replay.events }
-        let (logged, through) = intake.releaseHeld(replaying: replay)
+        let replays = paths.map(readIntakeLog(at:))
+        let (inLog, through) = intake.releaseHeld(replaying: replays)
         if let through { replayThrough = through }
-        if replay.events > 0 {
-            logger.info("Replaying \(replay.events) event(s) an earlier run had tracked but not yet written (the intake log).")
+        let events = replays.reduce(0) { $0 + $1.events }
+        counters.update { $0.recovered += events }
+        if events > 0 {
+            logger.info("Replaying \(events) event(s) an earlier run had tracked but not yet written (the intake log).")
         }
-        guard logged || intakeLog == nil else { return }
-        for path in paths {
-            try? fileSystem.remove(path)
-            // An adopted area's folder goes with its last file.
-            let folder = (path as NSString).deletingLastPathComponent
-            if folder != area?.folder { try? fileSystem.removeDirectory(folder) }
+        for (path, held) in zip(paths, inLog) {
+            if held || intakeLog == nil { removeReplayedLog(path) } else { replayedLogsToRemove.append(path) }
         }
+    }
+
+    /// Deletes an earlier run's log whose replay is safe (in this run's log, or in the journal);
+    /// an adopted area's folder goes with its last file.
+    func removeReplayedLog(_ path: String) {
+        try? fileSystem.remove(path)
+        let folder = (path as NSString).deletingLastPathComponent
+        if folder != area?.folder { try? fileSystem.removeDirectory(folder) }
     }
 
     /// Reads the intake log a run left at `path` and plans its replay. Read with `read(2)`, never
@@ -99,7 +105,12 @@ extension OutboxActor {
     func releaseIntakeLog() {
         guard let intakeLog, intakeLogPosition > 0, area != nil, state.journalIsComplete, state.open.unwrittenRecords.isEmpty else { return }
         intakeLog.release(through: intakeLogPosition)
-        if intakeLogPosition >= replayThrough { replayedJournalIDs = [] }
+        if intakeLogPosition >= replayThrough {
+            replayedJournalIDs = []
+            // The journal holds every replayed call: the logs they came from may go.
+            for path in replayedLogsToRemove { removeReplayedLog(path) }
+            replayedLogsToRemove = []
+        }
         if wipesIntakeLog {
             wipesIntakeLog = false
             intakeLog.wipeReleased()

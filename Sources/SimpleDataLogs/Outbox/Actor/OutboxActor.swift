@@ -88,6 +88,9 @@ actor OutboxActor {
     var wipesIntakeLog = false
     /// The logs of the areas adopted at launch, replayed after this area's.
     var adoptedIntakeLogs: [String] = []
+    /// Earlier runs' logs whose replay did not fit in this run's log: deleted once the journal
+    /// holds the replay.
+    var replayedLogsToRemove: [String] = []
 
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,

@@ -282,7 +282,11 @@ package struct PosixFileSystem: FileSystem {
         let descriptor = try open(path, flags: O_RDONLY, mode: 0)
         defer { close(descriptor) }
         var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+        // Sized from `fstat` first, so a large file (an intake log) is read without the array
+        // growing in steps; a file that grows meanwhile is read to its end all the same.
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_size > 0 { result.reserveCapacity(Int(info.st_size)) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
             if count > 0 { result.append(contentsOf: chunk[0..<count]); continue }
