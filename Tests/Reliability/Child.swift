@@ -36,7 +36,8 @@ enum Child {
         client.configure(SimpleDataLogsClient.Configuration(
             ingestKey: "sdl_pub_reliability000", endpoint: options.endpoint,
             sessionMode: .inactivityTimeout(minutes: 30), storageDirectory: URL(fileURLWithPath: options.folder),
-            batchSize: 50, requestTimeout: .seconds(5), limits: options.server ? .server : .standard
+            // A server's batches (`Limits.server`: 5,000 files of up to 1,000 events); an app's 50.
+            batchSize: options.server ? 1_000 : 50, requestTimeout: .seconds(5), limits: options.server ? .server : .standard
         ))
         // Measured from configure's return: the first moment the app can call `track`.
         let configured = monotonicNanoseconds()

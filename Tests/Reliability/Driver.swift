@@ -175,7 +175,7 @@ enum Driver {
         )
         client.configure(SimpleDataLogsClient.Configuration(
             ingestKey: "sdl_pub_reliability000", endpoint: ingest.endpoint, sessionMode: .inactivityTimeout(minutes: 30),
-            storageDirectory: URL(fileURLWithPath: outbox), batchSize: 50, requestTimeout: .seconds(10),
+            storageDirectory: URL(fileURLWithPath: outbox), batchSize: options.profile == "server" ? 1_000 : 50, requestTimeout: .seconds(10),
             // The children's limits: with the app's, the caps would drop what server children left.
             limits: options.profile == "server" ? .server : .standard
         ))
