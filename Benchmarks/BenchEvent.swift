@@ -17,7 +17,7 @@ enum BenchEvent {
 
     /// A client with the SDK's real policy and package-level tuning, not yet configured.
     /// - Parameter uploads: Whether the uploader runs (`ClientTuning.startsUploader`).
-    static func newClient(uploads: Bool, intakeLog: Bool = true) -> SimpleDataLogsClient {
+    static func newClient(uploads: Bool, intakeLog: Bool? = nil) -> SimpleDataLogsClient {
         var tuning = ClientTuning()
         tuning.startsUploader = uploads
         tuning.intakeLog = intakeLog
@@ -55,7 +55,7 @@ enum BenchEvent {
     /// A configured client: uploads off unless `endpoint` is given.
     static func makeClient(
         folder: URL, endpoint: URL? = nil, batchSize: Int = 50, inFlight: Int = 1, gzip: Bool = true,
-        middleware: [EventMiddleware] = [], intakeLog: Bool = true
+        middleware: [EventMiddleware] = [], intakeLog: Bool? = nil
     ) -> SimpleDataLogsClient {
         let client = newClient(uploads: endpoint != nil, intakeLog: intakeLog)
         var configuration = configuration(folder: folder, endpoint: endpoint, batchSize: batchSize, inFlight: inFlight, gzip: gzip)

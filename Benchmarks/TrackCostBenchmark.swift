@@ -38,18 +38,19 @@ struct TrackCostBenchmark {
         addPercentiles("track.1task", sdk1, baseline: baseline1, note: "accepted calls, paced in rounds of \(Self.roundSize); skipped \(skipped1)")
         if skipped1 > 0 { report.note("track.1task: \(skipped1) calls were skipped by the backlog bound") }
 
-        // The same without the intake log (issue 25): what the log adds to each call, same run.
-        let client1NoLog = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("one-nolog"), intakeLog: false)
-        let sdk1NoLog = pacedOneTask(client1NoLog)
-        await client1NoLog.shutdown(timeLimit: .seconds(2))
-        addPercentiles("track.1task.nolog", sdk1NoLog, baseline: baseline1, note: "as track.1task, the intake log off (ClientTuning.intakeLog)")
+        // The same with the intake log (issue 25; `keepsIntakeLog`, off by default): what the log
+        // adds to each call, same run.
+        let client1Log = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("one-log"), intakeLog: true)
+        let sdk1Log = pacedOneTask(client1Log)
+        await client1Log.shutdown(timeLimit: .seconds(2))
+        addPercentiles("track.1task.intakelog", sdk1Log, baseline: baseline1, note: "as track.1task, with the intake log (keepsIntakeLog)")
         for (label, q) in [("p50", 0.5), ("p99", 0.99)] {
-            let withLog = Measure.quantile(sorted: sdk1.sorted(), q)
-            let without = Measure.quantile(sorted: sdk1NoLog.sorted(), q)
+            let withLog = Measure.quantile(sorted: sdk1Log.sorted(), q)
+            let without = Measure.quantile(sorted: sdk1.sorted(), q)
             report.add(Figure(
-                "track.1task.log_over_nolog.\(label)", withLog / max(without, 1), unit: "x",
+                "track.1task.intakelog_over_default.\(label)", withLog / max(without, 1), unit: "x",
                 target: label == "p50" ? "<= 1.3" : nil, met: label == "p50" ? withLog <= 1.3 * without : nil,
-                note: "track.1task.\(label) / track.1task.nolog.\(label), same run"
+                note: "track.1task.intakelog.\(label) / track.1task.\(label), same run (issue 25's bar for turning it on by default)"
             ))
         }
 

@@ -33,10 +33,12 @@ func runIntakeReplayMode(_ mode: String, folder: URL, arguments: [String]) async
         clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: StandardErrorLogSink(), tuning: tuning, faults: faults,
         environment: [:]
     )
-    client.configure(SimpleDataLogsClient.Configuration(
+    var configuration = SimpleDataLogsClient.Configuration(
         // `TestClient`'s key and endpoint: only a client of the same destination adopts the area.
         ingestKey: "sdl_pub_test0000000000", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: folder, batchSize: 50
-    ))
+    )
+    configuration.keepsIntakeLog = true
+    client.configure(configuration)
     // Past the launch window (configure until the log is open, DESIGN.md "The intake log").
     await client.waitUntilIntakeLogSettled()
     guard client.hasIntakeLog else {

@@ -31,9 +31,11 @@ func runNoRoomMode(folder: URL) async -> Never {
     var tuning = ClientTuning()
     tuning.startsUploader = false
     let client = SimpleDataLogsClient(clock: ContinuousClock(), wallClock: SystemWallClock(), logSink: sink, tuning: tuning, environment: [:])
-    client.configure(SimpleDataLogsClient.Configuration(
+    var configuration = SimpleDataLogsClient.Configuration(
         ingestKey: "sdl_pub_test0000000000", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: folder, batchSize: 50
-    ))
+    )
+    configuration.keepsIntakeLog = true
+    client.configure(configuration)
     await client.waitUntilIntakeLogSettled()
     for seq in 0..<10 { client.track("no_room", properties: ["seq": .int(Int64(seq))]) }
     let journaled = client.blockMainThreadUntilJournaled(atLeast: 10, timeout: .seconds(30))

@@ -156,7 +156,8 @@ public final class SimpleDataLogsClient: Sendable {
                     activity: configuration.activity, crashReasonRedaction: configuration.crashReasonRedaction
                 ),
                 middleware: configuration.middleware, usesInstallID: configuration.usesInstallID,
-                intakeLogSlots: tuning.intakeLog ? OutboxActor.intakeLogSlots(backlogEvents: limits.backlogEvents) : nil,
+                intakeLogSlots: tuning.intakeLog ?? configuration.keepsIntakeLog
+                    ? OutboxActor.intakeLogSlots(backlogEvents: limits.backlogEvents) : nil,
                 tuning: inPreview ? XcodePreviewRule.tuning(from: tuning) : tuning, faults: faults
             )
             return .started

@@ -11,8 +11,10 @@ package struct ClientTuning: Sendable {
     package var startsUploader = true
     /// Multiplies every backoff delay (`sdl demo` shortens the wait, and says so).
     package var backoffScale: Double = 1
-    /// Whether `track()` appends to the intake log (issue 25); off only to measure what it costs.
-    package var intakeLog = true
+    /// Whether `track()` appends to the intake log, over the configuration's
+    /// ``SimpleDataLogsClient/Configuration/keepsIntakeLog`` (nil: the configuration decides); for
+    /// the benchmarks and the reliability driver, which compare the two.
+    package var intakeLog: Bool?
 
     /// No tuning: the client the public initializer makes.
     package init() {}

@@ -73,10 +73,11 @@ final class Pipeline: Sendable {
         usesInstallID: Bool = false, intakeLogSlots: Int? = nil, tuning: ClientTuning, faults: FaultInjection
     ) {
         self.intake = intake
-        // The outbox opens the intake log once it has its area: until then the intake holds
-        // what it takes, so nothing reaches the stages unlogged.
+        // The outbox opens the intake log once it has its area, and queues what earlier runs'
+        // logs left (also when this run keeps none): until then the intake holds what it takes,
+        // so nothing reaches the stages unlogged, and the replay goes in front of it.
         let intakeLogSlots = directory == nil ? nil : intakeLogSlots
-        if intakeLogSlots != nil { intake.expectLog() }
+        if directory != nil { intake.expectLog() }
         self.clock = clock
         ownedTransport = settings.ownedTransport
         let problemLog = ProblemLog(logger: logger)

@@ -7,6 +7,9 @@ import SimpleDataLogsTesting
 /// link where a log goes, two clients on one folder, and the opt-out's wipe.
 @Suite("Intake log: damaged, foreign and linked files; two clients; the opt-out's wipe", .stuckTestLimit)
 struct IntakeLogHostileTests {
+    /// The intake log on (it is off by default).
+    static let withLog: @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { $0.keepsIntakeLog = true }
+
     /// An earlier run's log at `a0/intake-1.log` holding `count` events after the mark, as the
     /// writer would have left it, then changed by `damage`.
     static func plantLog(in directory: TemporaryDirectory, events count: Int, damage: (inout [UInt8]) -> Void = { _ in }) throws {
@@ -39,7 +42,7 @@ struct IntakeLogHostileTests {
             default: bytes = []
             }
         }
-        try await withTestClient(directory: directory) { client in
+        try await withTestClient(directory: directory, adjust: Self.withLog) { client in
             client.client.track("live")
             let events = try await client.flushedEvents()
             let planted = events.filter { $0.name == "planted" }
@@ -61,7 +64,7 @@ struct IntakeLogHostileTests {
     func wholeLog() async throws {
         let directory = TemporaryDirectory()
         try Self.plantLog(in: directory, events: 10)
-        try await withTestClient(directory: directory) { client in
+        try await withTestClient(directory: directory, adjust: Self.withLog) { client in
             let planted = try await client.flushedEvents().filter { $0.name == "planted" }
             #expect(try planted.map { try $0.requiredInt("seq") }.sorted() == Array(0..<10))
             #expect(client.client.counters.recovered == 10)
@@ -81,7 +84,7 @@ struct IntakeLogHostileTests {
         let folder = directory.path + "/areas/a0"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: folder + "/intake-1.log", withDestinationPath: target)
-        try await withTestClient(directory: directory) { client in
+        try await withTestClient(directory: directory, adjust: Self.withLog) { client in
             client.client.track("live")
             _ = try await client.flushedEvents()
             #expect(client.client.hasIntakeLog)
@@ -120,7 +123,7 @@ struct IntakeLogHostileTests {
     func fullDiskDuringTheRun() async throws {
         let fileSystem = FaultInjectingFileSystem()
         let directory = TemporaryDirectory()
-        try await withTestClient(faults: fileSystem.injection, directory: directory) { test throws in
+        try await withTestClient(faults: fileSystem.injection, directory: directory, adjust: Self.withLog) { test throws in
             for seq in 0..<5 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             await test.drain()
             let area = directory.path + "/areas/a0"
@@ -141,8 +144,8 @@ struct IntakeLogHostileTests {
     @Test("two clients on one folder: each has its own area and its own log")
     func twoClients() async throws {
         let directory = TemporaryDirectory()
-        try await withTestClient(directory: directory) { first in
-            let second = TestClient(directory: directory)
+        try await withTestClient(directory: directory, adjust: Self.withLog) { first in
+            let second = TestClient(directory: directory, adjust: Self.withLog)
             first.client.track("one")
             second.client.track("two")
             await first.drain()
@@ -159,7 +162,7 @@ struct IntakeLogHostileTests {
     @Test("the opt-out wipes the events from the log: none of their bytes stays readable in the file")
     func optOutWipes() async throws {
         let directory = TemporaryDirectory()
-        try await withTestClient(directory: directory) { client in
+        try await withTestClient(directory: directory, adjust: Self.withLog) { client in
             for seq in 0..<50 { client.client.track("secret_purchase", properties: ["seq": .int(Int64(seq))]) }
             await client.drain()
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0")

@@ -61,6 +61,7 @@ extension OutboxActor {
         let (inLog, through) = intake.releaseHeld(replaying: replays)
         if let through { replayThrough = through }
         let events = replays.reduce(0) { $0 + $1.events }
+        replayPending = events > 0
         counters.update { $0.recovered += events }
         if events > 0 {
             logger.info("Replaying \(events) event(s) an earlier run had tracked but not yet written (the intake log).")

@@ -56,7 +56,11 @@ extension OutboxActor {
         // The intake log first, before the long part of recovery: until it is open, what the app
         // tracks waits in memory (the intake holds it).
         var earlierLogs: [String] = []
-        if !late, let slots = intakeLogSlots { earlierLogs = openIntakeLog(in: area, slotCount: slots) }
+        if !late {
+            // Earlier runs' logs are replayed even when this run keeps none (the option turned
+            // off since): stranded, their calls would never be sent.
+            if let slots = intakeLogSlots { earlierLogs = openIntakeLog(in: area, slotCount: slots) } else { earlierLogs = intakeLogs(in: area.folder).paths }
+        }
         var found = AreaContents()
         normalize(area, into: &found)
         if late {
@@ -72,7 +76,7 @@ extension OutboxActor {
         adoptDeadAreas(in: layout, into: area, found: &found, leftForOthers: &leftForOthers)
         // Before the long part of recovery, which the events held since launch wait for. (The
         // copies of what the journals hold are dropped at the outbox, after it read them.)
-        if !late, intakeLogSlots != nil {
+        if !late {
             replayIntakeLogs(earlierLogs + adoptedIntakeLogs)
             adoptedIntakeLogs = []
         }
@@ -80,6 +84,8 @@ extension OutboxActor {
         restoreQuarantinedBatches(into: area, in: layout)
         takeStock(of: area, in: layout)
         recoverJournals(found.journals, in: area)
+        // Nothing replayed: no copy can come.
+        if !replayPending { replayedJournalIDs = [] }
         if !late { state.open.startAtNextSequence() }
         let setAsideEvents = queue.setAsideUsage.events - setAsideBefore
         let recovered = queue.sealedUsage.events - sealedBefore + setAsideEvents
@@ -272,7 +278,7 @@ extension OutboxActor {
             var theirs = AreaContents()
             normalize(dead, into: &theirs)
             // Their logs are replayed after ours, and deleted then; the folder goes with the last.
-            if intakeLogSlots != nil { adoptedIntakeLogs += intakeLogs(in: dead.folder).paths }
+            adoptedIntakeLogs += intakeLogs(in: dead.folder).paths
             leftoverSessions += takeLeftoverSessions(in: dead.folder)
             // Keep their order among themselves, after everything of ours.
             let adoption = RecoveryRules.adoption(

@@ -14,9 +14,7 @@ extension OutboxActor {
             reportDamage(contents.damage, in: journal.path)
             // The intake log may replay what a journal already holds (a kill between the write
             // and the log's release): those copies are dropped as they arrive.
-            if intakeLogSlots != nil {
-                for payload in payloads { if let id = Self.eventID(inPayload: payload) { replayedJournalIDs.insert(id) } }
-            }
+            for payload in payloads { if let id = Self.eventID(inPayload: payload) { replayedJournalIDs.insert(id) } }
             state.open.reserve(above: journal.sequence)
             guard !payloads.isEmpty else {
                 try? fileSystem.remove(journal.path)

@@ -84,6 +84,8 @@ actor OutboxActor {
     var replayThrough: UInt64 = 0
     /// The ids of the events in the journals recovered at launch: replayed copies are dropped.
     var replayedJournalIDs: Set<UUID> = []
+    /// Launch queued replayed events (until then the ids above are kept).
+    var replayPending = false
     /// An opt-out was handled: the log's released events are zeroed at the next release.
     var wipesIntakeLog = false
     /// The logs of the areas adopted at launch, replayed after this area's.
