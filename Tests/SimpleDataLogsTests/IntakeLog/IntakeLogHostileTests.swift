@@ -141,6 +141,22 @@ struct IntakeLogHostileTests {
         }
     }
 
+    @Test("off by default, on in the server configuration; a client keeps a log only when asked")
+    func optIn() async throws {
+        #expect(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_x").keepsIntakeLog == false)
+        #expect(SimpleDataLogsClient.Configuration.server(ingestKey: "sdl_sec_x").keepsIntakeLog == true)
+        await withTestClient { plain in
+            await plain.drain()
+            #expect(!plain.client.hasIntakeLog)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: plain.directory.path + "/areas/a0")) ?? []
+            #expect(!names.contains { $0.hasPrefix("intake-") })
+        }
+        await withTestClient(adjust: { $0 = .server(ingestKey: $0.ingestKey, endpoint: $0.endpoint, storageDirectory: $0.storageDirectory) }) { server in
+            await server.drain()
+            #expect(server.client.hasIntakeLog)
+        }
+    }
+
     @Test("two clients on one folder: each has its own area and its own log")
     func twoClients() async throws {
         let directory = TemporaryDirectory()
