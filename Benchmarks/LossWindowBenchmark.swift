@@ -32,6 +32,40 @@ struct LossWindowBenchmark {
         for rate in [10_000, 100_000] {
             await measure(rate: rate, folder: folder.url.appendingPathComponent("\(rate)"))
         }
+        if prefix == "loss" { await measureWithIntakeLog(rate: 100_000, folder: folder.url.appendingPathComponent("log")) }
+    }
+
+    /// The window with the intake log (`keepsIntakeLog`): a returned call is in the log unless the
+    /// log was full, so what a kill could cost at any moment is the calls taken unlogged. Counted,
+    /// not assumed: 0 unless the journal fell a whole log behind.
+    func measureWithIntakeLog(rate: Int, folder: URL) async {
+        let seconds = options.quick ? 0.3 : 3.0
+        let count = Int(Double(rate) * seconds)
+        let client = BenchEvent.makeClient(folder: folder, intakeLog: true)
+        await client.waitUntilIntakeLogSettled()
+        let interval = 1e9 / Double(rate)
+        let start = Measure.now()
+        var index = 0
+        while index < count {
+            let due = start + UInt64(Double(index) * interval)
+            let now = Measure.now()
+            if now < due {
+                if due - now > 200_000 { Measure.sleep(microseconds: Int((due - now) / 1_000) - 100) } else { sched_yield() }
+                continue
+            }
+            client.track(BenchEvent.name, properties: BenchEvent.properties(index))
+            index += 1
+        }
+        let unlogged = client.unloggedIntakeCalls
+        let skipped = client.counters.skippedBacklog
+        let logged = client.hasIntakeLog
+        await client.shutdown(timeLimit: .seconds(2))
+        guard logged else { report.broken("loss with the intake log: no log was made"); return }
+        report.add(Figure(
+            "loss.\(rate / 1_000)k.intakelog.unlogged", Double(unlogged), unit: "calls",
+            target: "0", met: unlogged == 0,
+            note: "\(count) calls at \(rate)/s with keepsIntakeLog; calls taken while the log was full (the only ones a kill could cost); \(skipped) skipped by the backlog"
+        ))
     }
 
     func measure(rate: Int, folder: URL) async {

@@ -356,6 +356,10 @@ public final class SimpleDataLogsClient: Sendable {
     /// Whether `track()` appends to an intake log now.
     package var hasIntakeLog: Bool { intake.hasLog }
 
+    /// Calls taken while the intake log was full: the only ones a kill could cost once the log is
+    /// open (the benchmark's loss window with the log).
+    package var unloggedIntakeCalls: Int { intake.unloggedCalls }
+
     /// Events replayed from earlier runs' intake logs (in `counters.recovered`, journaled in front
     /// of this run's own): the reliability child subtracts them from the watermark.
     package var replayedFromIntakeLog: Int { intake.replayedEvents }

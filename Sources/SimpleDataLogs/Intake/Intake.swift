@@ -154,6 +154,9 @@ final class Intake: Sendable {
         return (inLog, through)
     }
 
+    /// Calls taken while the log was full (in memory only until journaled).
+    var unloggedCalls: Int { state.withLock { $0.unlogged } }
+
     /// Events replayed from earlier runs' logs so far.
     var replayedEvents: Int { state.withLock { $0.replayed } }
 
