@@ -39,9 +39,10 @@ actor OutboxActor {
     /// them (or for no one) are taken and adopted. `nil` when the client cannot send.
     let owner: AreaOwner?
 
-    private let watermarkState = Locked(JournalWatermark())
+    /// What is on disk now (OutboxActor+Watermark.swift).
+    let watermarkState = Locked(JournalWatermark())
     /// Threads blocked until a number of events is written (``blockUntilWatermark(atLeast:timeout:)``).
-    private let watermarkWaiters = Locked(Waiters())
+    let watermarkWaiters = Locked(Waiters())
 
     // The area this client owns.
     var area: AreaLayout?
@@ -126,23 +127,6 @@ actor OutboxActor {
         self.policy = policy
         self.caps = caps
         self.executor = executor
-    }
-
-    /// What is on disk now; readable from any thread.
-    nonisolated var watermark: JournalWatermark { watermarkState.withLock { $0 } }
-
-    /// Blocks the calling thread (never one of the pool's) until at least `target` events have
-    /// been written, or `timeout` passes. For tests and crash-test children on their own threads.
-    /// - Returns: Whether the watermark got there.
-    @available(*, noasync, message: "Blocks the calling thread; await the pipeline's barriers instead.")
-    nonisolated func blockUntilWatermark(atLeast target: Int, timeout: DispatchTime) -> Bool {
-        let signal = DispatchSemaphore(value: 0)
-        let reached: Bool = watermarkWaiters.withLock { waiters in
-            if watermarkState.withLock({ $0.eventsWritten }) >= target { return true }
-            waiters.add(thread: signal, for: target)
-            return false
-        }
-        return reached || signal.wait(timeout: timeout) == .success
     }
 
     /// Tells the uploader every change to the queue of sealed batches it did not cause itself;
@@ -403,27 +387,6 @@ actor OutboxActor {
             }
         }
     }
-
-    /// Counts `count` more events as written (surviving `kill -9`) and wakes whoever waits for that.
-    func advanceWatermark(by count: Int, latest: UUID?) {
-        guard count > 0 else { return }
-        let written: Int = watermarkState.withLock { watermark in
-            watermark.eventsWritten += count
-            if let latest { watermark.latestEventID = latest }
-            return watermark.eventsWritten
-        }
-        watermarkWaiters.withLock { $0.takeReached(written) }.resume()
-    }
-
-    /// Returns once at least `count` batches have been sealed since launch.
-    func waitUntilSealed(atLeast count: Int) async {
-        guard queue.sealsSinceLaunch < count else { return }
-        await withCheckedContinuation { sealWaiters.add(task: $0, for: count) }
-    }
-
-    /// The sealed batches, oldest first: what tests look at (the uploader learns them from its
-    /// ``UploaderInput``).
-    var sealedBatches: [StoredBatch] { Array(queue.sealed) }
 
     /// Kills the process at `point` when a crash test asked for it.
     func crashIfRequested(_ point: SealCrashPoint) {
