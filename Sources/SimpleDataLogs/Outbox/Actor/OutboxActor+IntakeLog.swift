@@ -96,7 +96,13 @@ extension OutboxActor {
             }
             return replay
         case .failure(let reason):
-            logger.warning("The file \(path) is not an intake log this SDK can read (\(reason)); nothing of it is replayed, and it is deleted.")
+            // A run killed while making its log leaves zeros (the header is written last of all):
+            // nothing was logged in it, and there is nothing to say.
+            if bytes.prefix(IntakeLogFormat.headerSize).allSatisfy({ $0 == 0 }) {
+                logger.debug("The intake log \(path) was never started (a run killed while making it); deleted.")
+            } else {
+                logger.warning("The file \(path) is not an intake log this SDK can read (\(reason)); nothing of it is replayed, and it is deleted.")
+            }
             return IntakeLogReplay()
         }
     }
