@@ -43,19 +43,7 @@ struct LossWindowBenchmark {
         let count = Int(Double(rate) * seconds)
         let client = BenchEvent.makeClient(folder: folder, intakeLog: true)
         await client.waitUntilIntakeLogSettled()
-        let interval = 1e9 / Double(rate)
-        let start = Measure.now()
-        var index = 0
-        while index < count {
-            let due = start + UInt64(Double(index) * interval)
-            let now = Measure.now()
-            if now < due {
-                if due - now > 200_000 { Measure.sleep(microseconds: Int((due - now) / 1_000) - 100) } else { sched_yield() }
-                continue
-            }
-            client.track(BenchEvent.name, properties: BenchEvent.properties(index))
-            index += 1
-        }
+        Self.paced(rate: rate, count: count) { index, _ in client.track(BenchEvent.name, properties: BenchEvent.properties(index)) }
         let unlogged = client.unloggedIntakeCalls
         let skipped = client.counters.skippedBacklog
         let logged = client.hasIntakeLog
@@ -66,6 +54,24 @@ struct LossWindowBenchmark {
             target: "0", met: unlogged == 0,
             note: "\(count) calls at \(rate)/s with keepsIntakeLog; calls taken while the log was full (the only ones a kill could cost); \(skipped) skipped by the backlog"
         ))
+    }
+
+    /// Calls `call(index, now)` `count` times on an absolute schedule of `rate` a second,
+    /// sleeping (or yielding, when the next call is near) while ahead of it.
+    static func paced(rate: Int, count: Int, _ call: (_ index: Int, _ now: UInt64) -> Void) {
+        let interval = 1e9 / Double(rate)
+        let start = Measure.now()
+        var index = 0
+        while index < count {
+            let due = start + UInt64(Double(index) * interval)
+            let now = Measure.now()
+            if now < due {
+                if due - now > 200_000 { Measure.sleep(microseconds: Int((due - now) / 1_000) - 100) } else { sched_yield() }
+                continue
+            }
+            call(index, now)
+            index += 1
+        }
     }
 
     func measure(rate: Int, folder: URL) async {
@@ -93,20 +99,11 @@ struct LossWindowBenchmark {
         }
         var returned = [UInt64](repeating: 0, count: count)
         var costs = [UInt64](repeating: 0, count: reportsTrackCost ? count : 0)
-        let interval = 1e9 / Double(rate)
         let start = Measure.now()
-        var index = 0
-        while index < count {
-            let due = start + UInt64(Double(index) * interval)
-            let now = Measure.now()
-            if now < due {
-                if due - now > 200_000 { Measure.sleep(microseconds: Int((due - now) / 1_000) - 100) } else { sched_yield() }
-                continue
-            }
+        Self.paced(rate: rate, count: count) { index, now in
             client.track(BenchEvent.name, properties: BenchEvent.properties(index), eventID: BenchEvent.indexedID(tag: tag, index: index))
             returned[index] = Measure.now()
             if reportsTrackCost { costs[index] = returned[index] - now }
-            index += 1
         }
         let offered = Double(count) / Measure.seconds(start, Measure.now())
         let seen = watcher.wait()
