@@ -18,7 +18,7 @@ struct IntakeLogHostileTests {
         let path = folder + "/intake-1.log"
         var failure: String?
         let file = try #require(IntakeLogFile.create(at: path, slotCount: 256, firstSequence: 1, failure: &failure))
-        var writer = IntakeLogWriter(file: file, slotCount: 256, lastSequence: nil)
+        var writer = IntakeLogWriter(file: file, slotCount: 256)
         var written = writer.start()
         for seq in 0..<count {
             written = writer.append(.event(.live(name: "planted", id: UUID(), timestamp: 1_700_000_000_000, properties: ["seq": .int(Int64(seq))]))) && written

@@ -11,7 +11,7 @@ struct IntakeLogIntakeTests {
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         var failure: String?
         let file = try #require(IntakeLogFile.create(at: directory.path + "/intake-1.log", slotCount: slotCount, firstSequence: 1, failure: &failure))
-        var writer = IntakeLogWriter(file: file, slotCount: slotCount, lastSequence: nil)
+        var writer = IntakeLogWriter(file: file, slotCount: slotCount)
         let started = writer.start()
         #expect(started)
         return writer

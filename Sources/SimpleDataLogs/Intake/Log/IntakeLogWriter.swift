@@ -16,10 +16,9 @@ struct IntakeLogWriter: Sendable {
     /// The sequence number of the newest record.
     private(set) var lastSequence: UInt64?
 
-    init(file: IntakeLogFile, slotCount: Int, lastSequence: UInt64?) {
+    init(file: IntakeLogFile, slotCount: Int) {
         self.file = file
         checkpointInterval = max(1, slotCount / 8)
-        self.lastSequence = lastSequence
     }
 
     /// Appends one call made by the app, after a checkpoint when one is due.

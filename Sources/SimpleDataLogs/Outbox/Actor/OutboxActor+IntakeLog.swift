@@ -43,7 +43,7 @@ extension OutboxActor {
             logger.warning("The intake log \(path) could not be made (\(failure ?? "unknown")): events wait in memory until the journal holds them, as without it.")
             return earlier
         }
-        var writer = IntakeLogWriter(file: file, slotCount: slotCount, lastSequence: nil)
+        var writer = IntakeLogWriter(file: file, slotCount: slotCount)
         _ = writer.start()
         intakeLog = file
         intake.installLog(writer)
