@@ -104,20 +104,25 @@ struct OutboxFaultTests {
     @Test("each cap reached drops the oldest sealed batches, counted, with one log line per episode", arguments: ["events", "bytes", "files"])
     func caps(kind: String) async throws {
         var tuning = ClientTuning()
+        // Each cap is more than ten batches wide: one batch evicted never takes the outbox under
+        // 90 % of it, so an episode cannot end while the stream goes on, however the events are
+        // chunked (with a cap of four batches, evicting one could end it, and a second line came
+        // under ThreadSanitizer's timing).
         switch kind {
-        case "events": tuning.caps = OutboxCaps(maxEvents: 200, maxBytes: 10_000_000, maxFiles: 500)
-        case "bytes": tuning.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 30_000, maxFiles: 500)
+        case "events": tuning.caps = OutboxCaps(maxEvents: 600, maxBytes: 10_000_000, maxFiles: 500)
+        case "bytes": tuning.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 60_000, maxFiles: 500)
         default: tuning.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 10_000_000, maxFiles: 3)
         }
+        let total = 1_500
         try await withTestClient(tuning: tuning) { test in
-            for seq in 0..<500 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            for seq in 0..<total { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             await test.drain()
             let counters = test.client.counters
             #expect(counters.evictedByCaps > 0)
             #expect(test.log.lines(containing: "reached its cap").count == 1)
             let seqs = try test.journaledEvents().map { try $0.requiredInt("seq") }
-            #expect(seqs == Array((500 - seqs.count)..<500), "the newest are kept, the oldest dropped")
-            #expect(counters.evictedByCaps + seqs.count == 500)
+            #expect(seqs == Array((total - seqs.count)..<total), "the newest are kept, the oldest dropped")
+            #expect(counters.evictedByCaps + seqs.count == total)
             #expect(counters.isBalanced, "\(counters)")
         }
     }
