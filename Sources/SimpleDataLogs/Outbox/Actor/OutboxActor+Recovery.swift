@@ -84,8 +84,6 @@ extension OutboxActor {
         restoreQuarantinedBatches(into: area, in: layout)
         takeStock(of: area, in: layout)
         recoverJournals(found.journals, in: area)
-        // Nothing replayed: no copy can come.
-        if !replayPending { replayedJournalIDs = [] }
         if !late { state.open.startAtNextSequence() }
         let setAsideEvents = queue.setAsideUsage.events - setAsideBefore
         let recovered = queue.sealedUsage.events - sealedBefore + setAsideEvents

@@ -13,8 +13,11 @@ extension OutboxActor {
             let payloads = contents.payloads
             reportDamage(contents.damage, in: journal.path)
             // The intake log may replay what a journal already holds (a kill between the write
-            // and the log's release): those copies are dropped as they arrive.
-            for payload in payloads { if let id = Self.eventID(inPayload: payload) { replayedJournalIDs.insert(id) } }
+            // and the log's release): those copies are dropped as they arrive. Only read when
+            // launch queued a replay (it runs before this), so a launch without one parses nothing.
+            if replayPending {
+                for payload in payloads { if let id = Self.eventID(inPayload: payload) { replayedJournalIDs.insert(id) } }
+            }
             state.open.reserve(above: journal.sequence)
             guard !payloads.isEmpty else {
                 try? fileSystem.remove(journal.path)
