@@ -10,10 +10,12 @@ import SimpleDataLogs
 /// `[thread][counter, 8 bytes LE][filler of counter % 200 bytes, each UInt8(truncatingIfNeeded: counter)]`.
 func runIntakeLogMode(path: String, threads: Int) -> Never {
     var failure: String?
-    guard let log = IntakeLogFile.create(at: path, slotCount: 16_384, firstSequence: 1, failure: &failure) else {
+    guard let file = IntakeLogFile.create(at: path, slotCount: 16_384, firstSequence: 1, failure: &failure) else {
         FileHandle.standardError.write(Data("no intake log: \(failure ?? "?")\n".utf8))
         exit(70)
     }
+    // The SDK keeps its log under the intake's lock; the threads here share it under one too.
+    let log = Locked(file)
     let returned = Locked(0)
     for thread in 0..<threads {
         Thread.detachNewThread {
@@ -25,9 +27,13 @@ func runIntakeLogMode(path: String, threads: Int) -> Never {
                 payload.append(UInt8(thread))
                 withUnsafeBytes(of: counter.littleEndian) { payload.append(contentsOf: $0) }
                 payload.append(contentsOf: repeatElement(UInt8(truncatingIfNeeded: counter), count: Int(counter % 200)))
-                switch log.append(kind: 1, payload: payload) {
-                case .written(let sequence):
-                    if sequence > intakeLogHeldWindow { log.release(through: sequence - intakeLogHeldWindow) }
+                let appended = log.withLock { log in
+                    let appended = log.append(kind: 1, payload: payload)
+                    if case .written(let sequence) = appended, sequence > intakeLogHeldWindow { log.release(through: sequence - intakeLogHeldWindow) }
+                    return appended
+                }
+                switch appended {
+                case .written:
                     returned.withLock { $0 += 1 }
                 case .full:
                     counter -= 1  // not written: the same counter again

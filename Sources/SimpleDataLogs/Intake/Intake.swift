@@ -154,6 +154,23 @@ final class Intake: Sendable {
         return (inLog, through)
     }
 
+    /// The journal holds every log record up to `sequence` (after a complete `write(2)`): the log
+    /// frees their room and says so in its header. Under the intake's lock, which orders it with
+    /// the appends (the log has no lock of its own).
+    func releaseLog(through sequence: UInt64) {
+        state.withLock { $0.releaseLog(through: sequence) }
+    }
+
+    /// Zeroes the log's released events, after the opt-out's deletion.
+    func wipeReleasedLog() {
+        state.withLock { $0.wipeReleasedLog() }
+    }
+
+    /// Stops logging and lets go of the log's mapping (the outbox is closing); the file stays.
+    func closeLog() {
+        state.withLock { $0.closeLog() }
+    }
+
     /// Calls taken while the log was full (in memory only until journaled).
     var unloggedCalls: Int { state.withLock { $0.unlogged } }
 

@@ -170,7 +170,7 @@ struct IntakeState: ParksWaiters {
         // protection against a kill, never the call: it waits in memory, as without a log.
         var unloggedFirst = false
         if log != nil {
-            if log!.append(.event(event)) { unloggedEpisode = false } else { unloggedFirst = noteUnlogged() }
+            if log!.append(event: event) { unloggedEpisode = false } else { unloggedFirst = noteUnlogged() }
         }
         tracked += 1
         inFlight += 1
@@ -320,6 +320,23 @@ struct IntakeState: ParksWaiters {
         }
         if !queued.isEmpty { items = queued + items }
         return (inLog, log?.lastSequence, !items.isEmpty && drains && claimWake())
+    }
+
+    /// The journal holds every log record up to `sequence`: the log frees their room.
+    mutating func releaseLog(through sequence: UInt64) {
+        if log != nil { log!.release(through: sequence) }
+    }
+
+    /// Zeroes the log's released events (the opt-out's deletion reaches the log).
+    mutating func wipeReleasedLog() {
+        if log != nil { log!.wipeReleased() }
+    }
+
+    /// Stops logging: the outbox is closing. Later calls are not logged (nothing takes them to
+    /// the journal either); the file stays, released up to what the journal holds.
+    mutating func closeLog() {
+        if log != nil { log!.close() }
+        log = nil
     }
 
     /// Takes everything queued, in order, by swapping it with `buffer` (which must be empty).

@@ -16,7 +16,7 @@ struct IntakeLogFileTests {
         defer { directory.remove() }
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         var failure: String?
-        let log = try #require(IntakeLogFile.create(at: directory.path + "/intake.log", slotCount: 64, firstSequence: 100, failure: &failure), "\(failure ?? "")")
+        var log = try #require(IntakeLogFile.create(at: directory.path + "/intake.log", slotCount: 64, firstSequence: 100, failure: &failure), "\(failure ?? "")")
         defer { log.close() }
         var payloads: [UInt64: [UInt8]] = [:]
         for index in 0..<2_000 {
@@ -44,7 +44,7 @@ struct IntakeLogFileTests {
         defer { directory.remove() }
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         var failure: String?
-        let log = try #require(IntakeLogFile.create(at: directory.path + "/intake.log", slotCount: 4, firstSequence: 1, failure: &failure))
+        var log = try #require(IntakeLogFile.create(at: directory.path + "/intake.log", slotCount: 4, firstSequence: 1, failure: &failure))
         let two = [UInt8](repeating: 9, count: 200)  // two slots each
         #expect(log.append(kind: 1, payload: two) == .written(1))
         #expect(log.append(kind: 1, payload: two) == .written(2))
@@ -67,10 +67,10 @@ struct IntakeLogFileTests {
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         let path = directory.path + "/intake.log"
         var failure: String?
-        let first = try #require(IntakeLogFile.create(at: path, slotCount: 8, firstSequence: 1, failure: &failure))
+        var first = try #require(IntakeLogFile.create(at: path, slotCount: 8, firstSequence: 1, failure: &failure))
         _ = first.append(kind: 1, payload: [1, 2, 3])
         first.close()
-        let second = try #require(IntakeLogFile.create(at: path, slotCount: 8, firstSequence: 50, failure: &failure))
+        var second = try #require(IntakeLogFile.create(at: path, slotCount: 8, firstSequence: 50, failure: &failure))
         defer { second.close() }
         #expect(try Self.read(path).records.isEmpty)
         #expect(second.append(kind: 1, payload: [4]) == .written(50))

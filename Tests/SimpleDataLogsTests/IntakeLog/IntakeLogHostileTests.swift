@@ -24,7 +24,7 @@ struct IntakeLogHostileTests {
             written = writer.append(.event(.live(name: "planted", id: UUID(), timestamp: 1_700_000_000_000, properties: ["seq": .int(Int64(seq))]))) && written
         }
         #expect(written)
-        file.close()
+        writer.close()
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         damage(&bytes)
         try Data(bytes).write(to: URL(fileURLWithPath: path))

@@ -67,7 +67,7 @@ struct IntakeLogIntakeTests {
         #expect(state.unlogged > 0)
         let logged = 12 - state.unlogged
         // The journal takes them: the log is released, and a call is logged again.
-        state.log?.file.release(through: UInt64(1 + logged))
+        state.releaseLog(through: UInt64(1 + logged))
         #expect(IntakeStateTests.track(&state, "after").0 == .accepted)
         #expect(state.log?.lastSequence ?? 0 > UInt64(1 + logged))
     }

@@ -13,25 +13,42 @@ import Darwin
 ///
 /// The file has a fixed size, allocated on disk when it is made (`posix_fallocate`), so that a
 /// store into the mapping never needs a block the disk no longer has (a full disk turns that
-/// into `SIGBUS`). A file that cannot be made, allocated or mapped gives no log (`open` returns
+/// into `SIGBUS`). A file that cannot be made, allocated or mapped gives no log (`create` returns
 /// nil): the caller says so once and runs without it. It is never read through the mapping at
 /// launch: ``IntakeLogFormat/decode(_:)`` reads bytes taken with `read(2)`.
 ///
-/// ``IntakeLogWriter`` appends to it under the intake's lock; the outbox releases what the
-/// journal holds.
-package final class IntakeLogFile: Sendable {
-    private struct State: Sendable {
-        /// The mapping's address as an integer: a raw pointer is not `Sendable`, and every use
-        /// of it is under this lock, while the mapping lives (DESIGN.md, section 11).
-        var address: UInt
-        var ring: IntakeLogRing
-        var nextSequence: UInt64
-        /// What the header says is released; it only ever grows.
-        var releasedThrough: UInt64 = 0
+/// A value with no lock of its own: it lives in ``IntakeLogWriter``, inside the intake's state,
+/// so the intake's lock, which every call takes anyway, orders every append, release, wipe and
+/// close (a lock of its own cost each `track()` 10 to 20 ns, and the outbox's releases held it
+/// against the callers; measured, decision 0037). The mapping itself is a ``Mapping`` object,
+/// unmapped when the last copy of the value lets go of it, so no copy can store into memory
+/// that is no longer mapped.
+package struct IntakeLogFile: Sendable {
+    /// One mapping of the file, unmapped when the last reference goes.
+    final class Mapping: Sendable {
+        /// The mapping's address as an integer: a raw pointer is not `Sendable`. Only the copy
+        /// of ``IntakeLogFile`` inside the intake's state writes through it, under the intake's
+        /// lock (DESIGN.md, section 11).
+        let address: UInt
+        let byteCount: Int
+
+        init(address: UInt, byteCount: Int) {
+            self.address = address
+            self.byteCount = byteCount
+        }
+
+        var base: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: address) }
+
+        deinit {
+            if let base { munmap(base, byteCount) }
+        }
     }
 
-    private let state: Locked<State>
-    private let mappedBytes: Int
+    private var mapping: Mapping?
+    private(set) var ring: IntakeLogRing
+    private var nextSequence: UInt64
+    /// What the header says is released; it only ever grows.
+    private var releasedThrough: UInt64 = 0
     package let path: String
 
     /// Makes (or takes over) the log at `path` with room for `slotCount` slots, emptied, its
@@ -64,21 +81,20 @@ package final class IntakeLogFile: Sendable {
             return nil
         }
         #endif
-        guard let mapping = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapping != MAP_FAILED else {
+        guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED else {
             failure = "mmap: errno \(errno)"
             return nil
         }
-        IntakeLogFormat.writeHeader(slotCount: slotCount, into: mapping)
-        return IntakeLogFile(path: path, address: UInt(bitPattern: mapping), size: size, slotCount: slotCount, firstSequence: firstSequence)
+        IntakeLogFormat.writeHeader(slotCount: slotCount, into: base)
+        return IntakeLogFile(path: path, mapping: Mapping(address: UInt(bitPattern: base), byteCount: size), slotCount: slotCount, firstSequence: firstSequence)
     }
 
-    private init(path: String, address: UInt, size: Int, slotCount: Int, firstSequence: UInt64) {
+    private init(path: String, mapping: Mapping, slotCount: Int, firstSequence: UInt64) {
         self.path = path
-        mappedBytes = size
-        state = Locked(State(address: address, ring: IntakeLogRing(slotCount: slotCount), nextSequence: firstSequence))
+        self.mapping = mapping
+        ring = IntakeLogRing(slotCount: slotCount)
+        nextSequence = firstSequence
     }
-
-    deinit { close() }
 
     /// What an append did.
     package enum Append: Sendable, Equatable {
@@ -90,97 +106,85 @@ package final class IntakeLogFile: Sendable {
         case closed
     }
 
-    /// Appends one record. Never blocks beyond the lock; never calls into the kernel.
-    package func append(kind: UInt8, payload: UnsafeRawBufferPointer) -> Append {
+    /// Appends one record. Never blocks; never calls into the kernel.
+    package mutating func append(kind: UInt8, payload: UnsafeRawBufferPointer) -> Append {
         append(kind: kind, payloadCount: payload.count) { target in
             if let base = payload.baseAddress, !payload.isEmpty { target.copyMemory(from: base, byteCount: payload.count) }
         }
     }
 
+    /// Appends one record.
+    package mutating func append(kind: UInt8, payload: [UInt8]) -> Append {
+        payload.withUnsafeBytes { append(kind: kind, payload: $0) }
+    }
+
     /// Appends one record of `payloadCount` bytes, which `fill` writes in place (no copy).
     /// - Parameter isCheckpoint: Whether recovery can start at this record (``IntakeLogRing``).
-    func append(kind: UInt8, payloadCount: Int, isCheckpoint: Bool = false, fill: (UnsafeMutableRawPointer) -> Void) -> Append {
-        let slots = IntakeLogFormat.slots(forPayload: payloadCount)
-        return state.withLock { state in
-            guard let mapping = UnsafeMutableRawPointer(bitPattern: state.address) else { return .closed }
-            let sequence = state.nextSequence
-            guard let start = state.ring.claim(slots: slots, sequence: sequence, isCheckpoint: isCheckpoint) else { return .full }
-            state.nextSequence += 1
-            let at = mapping + IntakeLogFormat.headerSize + start * IntakeLogFormat.slotSize
-            IntakeLogFormat.writeRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: at, fill: fill)
-            return .written(sequence)
+    mutating func append(kind: UInt8, payloadCount: Int, isCheckpoint: Bool = false, fill: (UnsafeMutableRawPointer) -> Void) -> Append {
+        guard let base = mapping?.base else { return .closed }
+        let sequence = nextSequence
+        guard let start = ring.claim(slots: IntakeLogFormat.slots(forPayload: payloadCount), sequence: sequence, isCheckpoint: isCheckpoint) else {
+            return .full
         }
+        nextSequence += 1
+        let at = base + IntakeLogFormat.headerSize + start * IntakeLogFormat.slotSize
+        IntakeLogFormat.writeRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: at, fill: fill)
+        return .written(sequence)
     }
 
     /// Whether records of these slot counts would all fit now, one after another (a replay is
     /// appended whole or not at all: half of one would be replayed again with its source).
     func fits(_ slotCounts: [Int]) -> Bool {
-        state.withLock { state in
-            var ring = state.ring
-            var sequence = state.nextSequence
-            for slots in slotCounts {
-                guard ring.claim(slots: slots, sequence: sequence) != nil else { return false }
-                sequence += 1
-            }
-            return true
+        var ring = ring
+        var sequence = nextSequence
+        for slots in slotCounts {
+            guard ring.claim(slots: slots, sequence: sequence) != nil else { return false }
+            sequence += 1
         }
+        return true
     }
 
     /// Zeroes every slot but those of records recovery could still need (released events
     /// included): after the opt-out, the events the app tracked before it must not stay
     /// readable in the file.
-    func wipeReleased() {
-        state.withLock { state in
-            guard let mapping = UnsafeMutableRawPointer(bitPattern: state.address) else { return }
-            let slots = mapping + IntakeLogFormat.headerSize
-            var kept = [Bool](repeating: false, count: state.ring.slotCount)
-            for record in state.ring.held {
-                // Released events go; the identity calls recovery folds from the checkpoint
-                // stay (they name no event), and so does everything not released.
-                let isEvent = slots.load(fromByteOffset: record.start * IntakeLogFormat.slotSize + 22, as: UInt8.self)
-                    == IntakeRecordCodec.Kind.event.rawValue
-                guard record.sequence > state.releasedThrough || !isEvent else { continue }
-                for slot in record.start..<(record.start + record.slots) { kept[slot] = true }
-            }
-            var slot = 0
-            while slot < kept.count {
-                guard !kept[slot] else { slot += 1; continue }
-                var end = slot
-                while end < kept.count, !kept[end] { end += 1 }
-                (slots + slot * IntakeLogFormat.slotSize).initializeMemory(as: UInt8.self, repeating: 0, count: (end - slot) * IntakeLogFormat.slotSize)
-                slot = end
-            }
+    mutating func wipeReleased() {
+        guard let base = mapping?.base else { return }
+        let slots = base + IntakeLogFormat.headerSize
+        var kept = [Bool](repeating: false, count: ring.slotCount)
+        for record in ring.held {
+            // Released events go; the identity calls recovery folds from the checkpoint
+            // stay (they name no event), and so does everything not released.
+            let isEvent = slots.load(fromByteOffset: record.start * IntakeLogFormat.slotSize + 22, as: UInt8.self)
+                == IntakeRecordCodec.Kind.event.rawValue
+            guard record.sequence > releasedThrough || !isEvent else { continue }
+            for slot in record.start..<(record.start + record.slots) { kept[slot] = true }
         }
-    }
-
-    /// Appends one record.
-    package func append(kind: UInt8, payload: [UInt8]) -> Append {
-        payload.withUnsafeBytes { append(kind: kind, payload: $0) }
+        var slot = 0
+        while slot < kept.count {
+            guard !kept[slot] else { slot += 1; continue }
+            var end = slot
+            while end < kept.count, !kept[end] { end += 1 }
+            (slots + slot * IntakeLogFormat.slotSize).initializeMemory(as: UInt8.self, repeating: 0, count: (end - slot) * IntakeLogFormat.slotSize)
+            slot = end
+        }
     }
 
     /// Frees the room of every record up to and including `sequence` (it is in the journal), and
     /// says so in the header, so that recovery replays only what came after.
-    package func release(through sequence: UInt64) {
-        state.withLock { state in
-            guard sequence > state.releasedThrough else { return }
-            state.releasedThrough = sequence
-            state.ring.release(through: sequence)
-            guard let mapping = UnsafeMutableRawPointer(bitPattern: state.address) else { return }
-            mapping.storeBytes(of: sequence.littleEndian, toByteOffset: IntakeLogFormat.releasedOffset, as: UInt64.self)
-        }
+    package mutating func release(through sequence: UInt64) {
+        guard sequence > releasedThrough else { return }
+        releasedThrough = sequence
+        ring.release(through: sequence)
+        mapping?.base?.storeBytes(of: sequence.littleEndian, toByteOffset: IntakeLogFormat.releasedOffset, as: UInt64.self)
     }
 
     /// The records not released yet.
-    package var heldCount: Int { state.withLock { $0.ring.held.count } }
+    package var heldCount: Int { ring.held.count }
 
-    /// Unmaps the file; later appends answer ``Append/closed``. The file stays for the next
-    /// launch.
-    package func close() {
-        let address = state.withLock { state in
-            defer { state.address = 0 }
-            return state.address
-        }
-        if let mapping = UnsafeMutableRawPointer(bitPattern: address) { munmap(mapping, mappedBytes) }
+    /// Lets go of the mapping; later appends answer ``Append/closed``. It is unmapped once no
+    /// copy holds it. The file stays for the next launch.
+    package mutating func close() {
+        mapping = nil
     }
 }
 

@@ -3,10 +3,10 @@
 /// eighth of the ring, so that recovery can start at a checkpoint instead of at the log's first
 /// record (``IntakeLogRing`` keeps the records from the newest checkpoint on).
 ///
-/// A value held in ``IntakeState``: the intake's lock already orders every append, so the writer
-/// needs no lock of its own (the file's is uncontended).
+/// A value held in ``IntakeState``: the intake's lock already orders every append, release, wipe
+/// and close, so neither the writer nor its file has a lock of its own.
 struct IntakeLogWriter: Sendable {
-    let file: IntakeLogFile
+    private(set) var file: IntakeLogFile
     /// Slots written between checkpoints.
     let checkpointInterval: Int
     /// The identity as the app's calls left it, in queue order: what a checkpoint holds.
@@ -43,6 +43,35 @@ struct IntakeLogWriter: Sendable {
         return true
     }
 
+    /// Appends an event `track()` stamped: ``append(_:)`` for `.event(event)`, encoded from the
+    /// event itself (see ``IntakeRecordCodec/size(of:)-(Event)``).
+    /// - Returns: false when the log is full (or closed), with nothing written.
+    mutating func append(event: borrowing Event) -> Bool {
+        if slotsSinceCheckpoint >= checkpointInterval {
+            guard write(.restoreIdentity(deviceID: deviceID, defaults: defaults), isCheckpoint: true) else { return false }
+        }
+        let size = IntakeRecordCodec.size(of: event)
+        let appended = file.append(kind: IntakeRecordCodec.Kind.event.rawValue, payloadCount: size, isCheckpoint: false) {
+            IntakeRecordCodec.write(event, at: $0)
+        }
+        return wrote(appended, payloadCount: size, isCheckpoint: false)
+    }
+
+    /// Frees every record up to `sequence`: the journal holds them (``IntakeLogFile/release(through:)``).
+    mutating func release(through sequence: UInt64) {
+        file.release(through: sequence)
+    }
+
+    /// Zeroes the released events (the opt-out; ``IntakeLogFile/wipeReleased()``).
+    mutating func wipeReleased() {
+        file.wipeReleased()
+    }
+
+    /// Lets go of the mapping: later appends fail, the file stays for the next launch.
+    mutating func close() {
+        file.close()
+    }
+
     /// Writes the log's first record: a checkpoint of a fresh run's identity (none).
     /// - Returns: Whether it fit.
     mutating func start() -> Bool {
@@ -65,10 +94,18 @@ struct IntakeLogWriter: Sendable {
     private mutating func write(_ item: IntakeItem, isCheckpoint: Bool) -> Bool {
         guard let kind = IntakeRecordCodec.kind(of: item), let size = IntakeRecordCodec.size(of: item) else { return true }
         let recorded = isCheckpoint ? IntakeRecordCodec.Kind.checkpoint : kind
-        switch file.append(kind: recorded.rawValue, payloadCount: size, isCheckpoint: isCheckpoint, fill: { IntakeRecordCodec.write(item, at: $0) }) {
+        let appended = file.append(kind: recorded.rawValue, payloadCount: size, isCheckpoint: isCheckpoint) {
+            IntakeRecordCodec.write(item, at: $0)
+        }
+        return wrote(appended, payloadCount: size, isCheckpoint: isCheckpoint)
+    }
+
+    /// Keeps count of what an append did. - Returns: Whether the record went in.
+    private mutating func wrote(_ appended: IntakeLogFile.Append, payloadCount: Int, isCheckpoint: Bool) -> Bool {
+        switch appended {
         case .written(let sequence):
             lastSequence = sequence
-            let slots = IntakeLogFormat.slots(forPayload: size)
+            let slots = IntakeLogFormat.slots(forPayload: payloadCount)
             slotsSinceCheckpoint = isCheckpoint ? 0 : slotsSinceCheckpoint + slots
             return true
         case .full, .closed:

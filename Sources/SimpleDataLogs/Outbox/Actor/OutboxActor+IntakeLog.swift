@@ -45,7 +45,7 @@ extension OutboxActor {
         }
         var writer = IntakeLogWriter(file: file, slotCount: slotCount)
         _ = writer.start()
-        intakeLog = file
+        intakeLogPath = path
         intake.installLog(writer)
         return earlier
     }
@@ -67,7 +67,7 @@ extension OutboxActor {
             logger.info("Replaying \(events) event(s) an earlier run had tracked but not yet written (the intake log).")
         }
         for (path, held) in zip(paths, inLog) {
-            if held || intakeLog == nil { removeReplayedLog(path) } else { replayedLogsToRemove.append(path) }
+            if held || intakeLogPath == nil { removeReplayedLog(path) } else { replayedLogsToRemove.append(path) }
         }
     }
 
@@ -110,8 +110,8 @@ extension OutboxActor {
     /// After a `write(2)` that left nothing of the open batch unwritten: every log record the
     /// stages had handled is in the journal, so the log may let it go.
     func releaseIntakeLog() {
-        guard let intakeLog, intakeLogPosition > 0, area != nil, state.journalIsComplete, state.open.unwrittenRecords.isEmpty else { return }
-        intakeLog.release(through: intakeLogPosition)
+        guard intakeLogPath != nil, intakeLogPosition > 0, area != nil, state.journalIsComplete, state.open.unwrittenRecords.isEmpty else { return }
+        intake.releaseLog(through: intakeLogPosition)
         if intakeLogPosition >= replayThrough {
             replayedJournalIDs = []
             // The journal holds every replayed call: the logs they came from may go.
@@ -120,7 +120,7 @@ extension OutboxActor {
         }
         if wipesIntakeLog {
             wipesIntakeLog = false
-            intakeLog.wipeReleased()
+            intake.wipeReleasedLog()
         }
     }
 

@@ -78,7 +78,8 @@ actor OutboxActor {
     // The intake log (issue 25; OutboxActor+IntakeLog.swift).
     /// Its size in slots; nil when the client runs without one.
     let intakeLogSlots: Int?
-    var intakeLog: IntakeLogFile?
+    /// This run's log, once made (the intake holds the file itself).
+    var intakeLogPath: String?
     /// The newest log record the stages have handled (``PipelineItem/logPosition(_:)``).
     var intakeLogPosition: UInt64 = 0
     /// The last record of the replay written into this run's log.
@@ -240,7 +241,7 @@ actor OutboxActor {
         giveUpCrashRecords(discard: false)
         closeJournal()
         // Unmapped; the file stays, released up to what the journal holds.
-        intakeLog?.close()
+        intake.closeLog()
         releaseArea()
     }
 
