@@ -61,6 +61,13 @@ struct TrackCostBenchmark {
         await client8.shutdown(timeLimit: .seconds(2))
         addPercentiles("track.8tasks", sdk8, baseline: baseline8, note: "accepted calls from 8 concurrent tasks on the 2-thread pool, rounds of 8 x 500; skipped \(skipped8)")
 
+        // The same with the intake log: the eight tasks append under the one intake lock.
+        let client8Log = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("eight-log"), intakeLog: true)
+        let sdk8Log = await pacedEightTasks(client8Log)
+        let skipped8Log = client8Log.counters.skippedBacklog
+        await client8Log.shutdown(timeLimit: .seconds(2))
+        addPercentiles("track.8tasks.intakelog", sdk8Log, baseline: baseline8, note: "as track.8tasks, with the intake log (keepsIntakeLog); skipped \(skipped8Log)")
+
         // Flat out: most calls are skipped by the backlog bound.
         let clientFlat = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("flat"))
         let flat = flatOut(clientFlat)

@@ -1,4 +1,5 @@
 import Testing
+import SimpleDataLogsTesting
 @testable import SimpleDataLogs
 
 /// The intake log's bytes (``IntakeLogFormat``): what a reader takes back, and what it refuses.
@@ -86,5 +87,51 @@ struct IntakeLogFormatTests {
             sums.insert(sum(flipped))
         }
         #expect(sums.count == 5 + 64 * 8)
+    }
+
+    @Test("the checksum of every length from 0 to 300 bytes is the one the format defines (a byte-by-byte tail), so logs written before the faster tail still read")
+    func checksumDefinition() {
+        /// The format's checksum as first written: the last 0 to 7 bytes folded one at a time.
+        func reference(_ bytes: [UInt8]) -> UInt32 {
+            func step(_ lane: UInt64, _ word: UInt64, _ prime: UInt64) -> UInt64 {
+                let sum = lane &+ word &* 0xC2B2_AE3D_27D4_EB4F
+                return ((sum << 31) | (sum >> 33)) &* prime
+            }
+            func finalize(_ value: UInt64) -> UInt64 {
+                var hash = value ^ (value >> 33)
+                hash = hash &* 0xFF51_AFD7_ED55_8CCD
+                hash ^= hash >> 33
+                hash = hash &* 0xC4CE_B9FE_1A85_EC53
+                return hash ^ (hash >> 33)
+            }
+            func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << UInt64(8 * $1) } }
+            var first = finalize(0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count))
+            var second: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+            var index = 0
+            while index + 16 <= bytes.count {
+                first = step(first, word(index), 0x9FB2_1C65_1E98_DF25)
+                second = step(second, word(index + 8), 0xD6E8_FEB8_6659_FD93)
+                index += 16
+            }
+            if index + 8 <= bytes.count {
+                first = step(first, word(index), 0x9FB2_1C65_1E98_DF25)
+                index += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < bytes.count {
+                tail |= UInt64(bytes[index]) << shift
+                shift += 8
+                index += 1
+            }
+            second = step(second, tail ^ 0xFF51_AFD7_ED55_8CCD, 0xD6E8_FEB8_6659_FD93)
+            let hash = finalize(first ^ ((second << 23) | (second >> 41)))
+            return UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
+        }
+        var random = SplitMix64(seed: 20_261_204)
+        for count in 0...300 {
+            let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            #expect(bytes.withUnsafeBytes { IntakeLogChecksum.of($0) } == reference(bytes), "\(count) bytes")
+        }
     }
 }

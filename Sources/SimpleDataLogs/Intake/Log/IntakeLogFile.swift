@@ -123,12 +123,52 @@ package struct IntakeLogFile: Sendable {
     mutating func append(kind: UInt8, payloadCount: Int, isCheckpoint: Bool = false, fill: (UnsafeMutableRawPointer) -> Void) -> Append {
         guard let base = mapping?.base else { return .closed }
         let sequence = nextSequence
-        guard let start = ring.claim(slots: IntakeLogFormat.slots(forPayload: payloadCount), sequence: sequence, isCheckpoint: isCheckpoint) else {
+        let slots = IntakeLogFormat.slots(forPayload: payloadCount)
+        // A call of more than 8 MiB (the validation drops it later) is not logged, as when full.
+        guard slots <= IntakeLogFormat.maxRecordSlots,
+              let start = ring.claim(slots: slots, sequence: sequence, isCheckpoint: isCheckpoint) else {
             return .full
         }
         nextSequence += 1
         let at = base + IntakeLogFormat.headerSize + start * IntakeLogFormat.slotSize
         IntakeLogFormat.writeRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: at, fill: fill)
+        return .written(sequence)
+    }
+
+    /// Where a record whose size is known only once it is written may go: the payload's room
+    /// at the ring's head, from `start` to `end` (``IntakeLogRing/roomAtHead``). The caller
+    /// writes its payload there, then calls ``finishUnmeasured(kind:payloadCount:)`` with the
+    /// bytes it wrote; or, when they did not fit, nothing more (nothing is claimed) and appends
+    /// the measured payload with ``append(kind:payloadCount:isCheckpoint:fill:)``, which may
+    /// start it at slot 0. Nil when the log is closed or there is no room at the head. Two
+    /// steps rather than a closure: a closure capturing the event copied it, a retain and a
+    /// release per field.
+    mutating func beginUnmeasured() -> (start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer)? {
+        guard let base = mapping?.base else { return nil }
+        let room = min(ring.roomAtHead, IntakeLogFormat.maxRecordSlots)
+        guard room > 0 else { return nil }
+        let at = base + IntakeLogFormat.headerSize + ring.head * IntakeLogFormat.slotSize
+        IntakeLogFormat.beginRecord(at: at)
+        return (at + IntakeLogFormat.recordHeaderSize, at + room * IntakeLogFormat.slotSize)
+    }
+
+    /// Claims the slots of the payload written after ``beginUnmeasured()`` and finishes its
+    /// record (header, checksum, marker last).
+    mutating func finishUnmeasured(kind: UInt8, payloadCount: Int) -> Append {
+        guard let base = mapping?.base else { return .closed }
+        let head = ring.head
+        let sequence = nextSequence
+        // It fits at the head, so the ring places it there, where it was written.
+        guard let start = ring.claim(slots: IntakeLogFormat.slots(forPayload: payloadCount), sequence: sequence) else { return .full }
+        nextSequence += 1
+        let written = base + IntakeLogFormat.headerSize + head * IntakeLogFormat.slotSize
+        let record = base + IntakeLogFormat.headerSize + start * IntakeLogFormat.slotSize
+        if start != head {
+            // Never, by the ring's rule; were it to change, the record moves rather than lies.
+            IntakeLogFormat.beginRecord(at: record)
+            (record + IntakeLogFormat.recordHeaderSize).copyMemory(from: written + IntakeLogFormat.recordHeaderSize, byteCount: payloadCount)
+        }
+        IntakeLogFormat.finishRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: record)
         return .written(sequence)
     }
 

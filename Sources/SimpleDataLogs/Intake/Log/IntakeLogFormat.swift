@@ -44,6 +44,9 @@ package enum IntakeLogFormat {
         (recordHeaderSize + payloadCount + slotSize - 1) / slotSize
     }
 
+    /// The most slots one record spans: its header counts them in 16 bits.
+    package static let maxRecordSlots = Int(UInt16.max)
+
     /// The bytes of a file with `slotCount` slots.
     package static func fileSize(slotCount: Int) -> Int { headerSize + slotCount * slotSize }
 
@@ -75,14 +78,26 @@ package enum IntakeLogFormat {
     static func writeRecord(
         sequence: UInt64, kind: UInt8, payloadCount: Int, at start: UnsafeMutableRawPointer, fill: (UnsafeMutableRawPointer) -> Void
     ) {
-        let slots = slots(forPayload: payloadCount)
+        beginRecord(at: start)
+        fill(start + recordHeaderSize)
+        finishRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: start)
+    }
+
+    /// Clears the marker of the slot a record is about to be written at, before any byte of it:
+    /// a kill while it is written leaves no marker, so the half-written record is never taken
+    /// for the stale one it replaces.
+    static func beginRecord(at start: UnsafeMutableRawPointer) {
         start.storeBytes(of: UInt32(0), toByteOffset: 0, as: UInt32.self)
+    }
+
+    /// Writes the header of a record whose payload is in place, then its checksum, then the
+    /// marker, last.
+    static func finishRecord(sequence: UInt64, kind: UInt8, payloadCount: Int, at start: UnsafeMutableRawPointer) {
         start.storeBytes(of: sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
         start.storeBytes(of: UInt32(payloadCount).littleEndian, toByteOffset: 16, as: UInt32.self)
-        start.storeBytes(of: UInt16(slots).littleEndian, toByteOffset: 20, as: UInt16.self)
+        start.storeBytes(of: UInt16(slots(forPayload: payloadCount)).littleEndian, toByteOffset: 20, as: UInt16.self)
         start.storeBytes(of: kind, toByteOffset: 22, as: UInt8.self)
         start.storeBytes(of: UInt8(0), toByteOffset: 23, as: UInt8.self)
-        fill(start + recordHeaderSize)
         let checksum = IntakeLogChecksum.of(UnsafeRawBufferPointer(start: start + 8, count: recordHeaderSize - 8 + payloadCount))
         start.storeBytes(of: checksum.littleEndian, toByteOffset: 4, as: UInt32.self)
         start.storeBytes(of: marker.littleEndian, toByteOffset: 0, as: UInt32.self)
@@ -180,24 +195,43 @@ package enum IntakeLogChecksum {
         // byte longer collided with one whose first bit differed (IntakeLogFormatTests).
         var first = finalize(0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count))
         var second: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            second = step(second, 0xFF51_AFD7_ED55_8CCD, by: 0xD6E8_FEB8_6659_FD93)
+            return fold(first, second)
+        }
+        // Words are loaded through the base pointer: the buffer's own `loadUnaligned` checks
+        // its bounds on every load even in release builds, which the loop's condition already
+        // does (callgrind: 347 -> 285 instructions for a 190-byte record, same sums).
+        let count = bytes.count
         var index = 0
-        while index + 16 <= bytes.count {
-            first = step(first, bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self), by: 0x9FB2_1C65_1E98_DF25)
-            second = step(second, bytes.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self), by: 0xD6E8_FEB8_6659_FD93)
+        while index + 16 <= count {
+            first = step(first, UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)), by: 0x9FB2_1C65_1E98_DF25)
+            second = step(second, UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)), by: 0xD6E8_FEB8_6659_FD93)
             index += 16
         }
-        if index + 8 <= bytes.count {
-            first = step(first, bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self), by: 0x9FB2_1C65_1E98_DF25)
+        if index + 8 <= count {
+            first = step(first, UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)), by: 0x9FB2_1C65_1E98_DF25)
             index += 8
         }
+        // The last 0 to 7 bytes as a little-endian word, zero above them: from a buffer of 8
+        // bytes or more, its last 8 bytes shifted (a record always has more), which is the word
+        // the format defines as the bytes folded one by one.
         var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while index < bytes.count {
-            tail |= UInt64(bytes[index]) << shift
-            shift += 8
-            index += 1
+        let remaining = count - index
+        if remaining > 0 {
+            if count >= 8 {
+                tail = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) >> UInt64(64 - 8 * remaining)
+            } else {
+                for offset in 0..<remaining { tail |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) << UInt64(8 * offset) }
+            }
         }
         second = step(second, tail ^ 0xFF51_AFD7_ED55_8CCD, by: 0xD6E8_FEB8_6659_FD93)
+        return fold(first, second)
+    }
+
+    /// The two lanes into the 32-bit sum.
+    @inline(__always)
+    private static func fold(_ first: UInt64, _ second: UInt64) -> UInt32 {
         let hash = finalize(first ^ ((second << 23) | (second >> 41)))
         return UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
     }

@@ -51,6 +51,16 @@ package struct IntakeLogRing: Sendable, Equatable {
     /// The records still held.
     package var held: ArraySlice<Live> { live[oldest...] }
 
+    /// How many slots a record may take at `head`, where the next one starts if it fits there:
+    /// up to the end of the ring or the oldest held record. A record of at most this many slots
+    /// is claimed at `head` (``claim(slots:sequence:isCheckpoint:)``); a larger one goes to
+    /// slot 0, or does not fit.
+    package var roomAtHead: Int {
+        // Read in place: `held.first` made a slice, a retain and a release on track()'s path.
+        guard oldest < live.count, head <= live[oldest].start else { return slotCount - head }
+        return live[oldest].start - head
+    }
+
     /// Claims `slots` slots for the record `sequence` and returns where it starts, or nil when
     /// they cannot be had without overwriting a held record (or the record is larger than the
     /// whole ring).

@@ -50,11 +50,17 @@ struct IntakeLogWriter: Sendable {
         if slotsSinceCheckpoint >= checkpointInterval {
             guard write(.restoreIdentity(deviceID: deviceID, defaults: defaults), isCheckpoint: true) else { return false }
         }
-        let size = IntakeRecordCodec.size(of: event)
-        let appended = file.append(kind: IntakeRecordCodec.Kind.event.rawValue, payloadCount: size, isCheckpoint: false) {
-            IntakeRecordCodec.write(event, at: $0)
+        let kind = IntakeRecordCodec.Kind.event.rawValue
+        // Written straight into the room at the head, measured as it goes; measured first only
+        // when it does not fit there (near the end of the ring, or the log nearly full).
+        if let room = file.beginUnmeasured(), let written = IntakeRecordCodec.write(event, at: room.start, end: room.end) {
+            return wrote(file.finishUnmeasured(kind: kind, payloadCount: written), payloadCount: written, isCheckpoint: false)
         }
-        return wrote(appended, payloadCount: size, isCheckpoint: false)
+        let size = IntakeRecordCodec.size(of: event)
+        let measured = file.append(kind: kind, payloadCount: size, isCheckpoint: false) {
+            IntakeRecordCodec.write(event, at: $0, size: size)
+        }
+        return wrote(measured, payloadCount: size, isCheckpoint: false)
     }
 
     /// Frees every record up to `sequence`: the journal holds them (``IntakeLogFile/release(through:)``).
@@ -95,7 +101,7 @@ struct IntakeLogWriter: Sendable {
         guard let kind = IntakeRecordCodec.kind(of: item), let size = IntakeRecordCodec.size(of: item) else { return true }
         let recorded = isCheckpoint ? IntakeRecordCodec.Kind.checkpoint : kind
         let appended = file.append(kind: recorded.rawValue, payloadCount: size, isCheckpoint: isCheckpoint) {
-            IntakeRecordCodec.write(item, at: $0)
+            IntakeRecordCodec.write(item, at: $0, size: size)
         }
         return wrote(appended, payloadCount: size, isCheckpoint: isCheckpoint)
     }
