@@ -96,6 +96,28 @@ struct IntakeLogHostileTests {
         }
     }
 
+    @Test("a folder another user could plant files in (owned by nobody, or writable by all) is never mapped: no log is made, a planted one is neither read nor replayed, and calls still go on in memory")
+    func distrustedFolder() async throws {
+        for setUp in ["owned by nobody", "world-writable"] {
+            let directory = TemporaryDirectory()
+            try Self.plantLog(in: directory, events: 10)
+            if setUp == "owned by nobody" {
+                #expect(chown(directory.path, 65_534, 65_534) == 0, "the tests run as root")
+            } else {
+                #expect(chmod(directory.path, 0o777) == 0)
+            }
+            await withTestClient(directory: directory, adjust: Self.withLog) { client in
+                client.client.track("live")
+                await client.drain()
+                #expect(!client.client.hasIntakeLog, "\(setUp)")
+                #expect(client.client.replayedFromIntakeLog == 0, "\(setUp): the planted log is not replayed")
+                #expect(client.client.counters.tracked == 1 && client.client.counters.pendingInMemory == 1, "\(setUp): \(client.client.counters)")
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0")) ?? []
+                #expect(names == ["intake-1.log"], "\(setUp): only the planted file, untouched: \(names)")
+            }
+        }
+    }
+
     @Test("no room on disk for the log at configure: one line says so, the client runs as without it, and its events are journaled", .tags(.processes))
     func noRoomForTheLog() async throws {
         let directory = TemporaryDirectory()
