@@ -56,6 +56,7 @@ enum Child {
         let pollEvery = max(1, options.rate / 250)
         var calls = 0
         var reported = options.startSeq - 1
+        var evicted = 0
         var mapping = true
         var seq = options.startSeq
         while true {
@@ -73,6 +74,12 @@ enum Child {
                 // of this child's journaled events, which the journal writes in intake order.
                 let written = client.journalWatermark.eventsWritten
                 let counters = client.counters
+                // Batches the outbox's caps dropped (counted, one line per episode): the driver
+                // tells these counted drops from losses.
+                if counters.evictedByCaps > evicted {
+                    evicted = counters.evictedByCaps
+                    say("c \(evicted)")
+                }
                 if counters.skippedBacklog + counters.invalid + counters.droppedTooLarge + counters.droppedBeforeConfigure > 0 {
                     say("anomaly events dropped before the journal: \(counters)")
                     mapping = false

@@ -194,6 +194,7 @@ enum Driver {
         figures.finalDelivered = counters.delivered
         figures.finalPending = counters.pending
         figures.finalBalanced = counters.isBalanced
+        figures.evictedByCaps += counters.evictedByCaps
         say("final flush: \(flushes) flush(es), \(delivered) delivered by them; \(counters)")
 
         let summary = ingest.summary

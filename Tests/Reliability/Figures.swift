@@ -21,6 +21,12 @@ struct Figures: Encodable, Sendable {
     var delivered = 0
     /// Journaled seqs never delivered. Must be 0.
     var lost = 0
+    /// Events the outbox's caps dropped, counted by the children (as they last reported) and the
+    /// final client: documented, counted drops (the app limits' 10,000 events). They show among
+    /// `lost`, since the driver cannot tell them apart by seq; this says how many of the lost
+    /// the SDK itself counted as dropped. At least this many: a child killed right after an
+    /// eviction may not have reported it.
+    var evictedByCaps = 0
     /// Returned calls never delivered: seqs above their child's last watermark and below its
     /// last announced one (`t N` is printed after the call before it returned). With the intake
     /// log every returned call survives a kill: must be 0 then.
@@ -162,6 +168,7 @@ enum Tally {
             figures.logOpenMax = opens.last ?? 0
         }
         figures.lost = evidence.lostSeqs.count
+        figures.evictedByCaps += reports.map(\.evictedByCaps).reduce(0, +)
         figures.windowEvents = windows.reduce(0, +)
         figures.lostFromWindow = evidence.lostWindowSeqs.count
         let startLags = reports.compactMap(\.announcedBeforeFirstWatermark)
@@ -219,6 +226,8 @@ enum Tally {
             ("events journaled", n(figures.journaled), "at or below a reported watermark"),
             ("events delivered", n(figures.delivered), "distinct seqs in the raw requests"),
             ("lost (journaled, never delivered)", n(figures.lost), figures.lost == 0 ? "must be 0: ok" : "must be 0: FAIL"),
+            ("evicted by the caps (counted)", n(figures.evictedByCaps),
+             "counters.evictedByCaps as the children last said and the final client's; counted drops the app limits make, at least this many of the lost"),
             ("lost among returned calls", n(figures.lostReturned),
              figures.intakeLog ? (figures.lostReturned == 0 ? "must be 0 (intake log on): ok" : "must be 0 (intake log on): FAIL") : "intake log off: allowed"),
             ("launch window (diagnostic)", "\(n(figures.logOpenP50)) µs",

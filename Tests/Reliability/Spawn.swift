@@ -28,6 +28,9 @@ struct ChildReport: Sendable {
     var logOpenMicroseconds: Int?
     /// It said `nolog`: it ran without an intake log.
     var withoutLog = false
+    /// Events the outbox's caps dropped, as the child last reported them (`c N`): counted drops,
+    /// not losses. A child killed right after an eviction may not have said it yet.
+    var evictedByCaps = 0
     /// The raw `waitpid` status.
     var waitStatus: Int32 = 0
 
@@ -107,6 +110,8 @@ struct SpawnedChild: Sendable {
                     report.lastWatermark = max(report.lastWatermark ?? seq, seq)
                     if report.announcedBeforeFirstWatermark == nil { report.announcedBeforeFirstWatermark = report.announced }
                     if let last = report.lastAnnounced { report.largestLag = max(report.largestLag, last - seq) }
+                } else if line.hasPrefix("c "), let count = Int(line.dropFirst(2)) {
+                    report.evictedByCaps = max(report.evictedByCaps, count)
                 } else if line.hasPrefix("log "), let micros = Int(line.dropFirst(4)) {
                     report.logOpenMicroseconds = micros
                 } else if line == "nolog" {
