@@ -59,7 +59,7 @@ extension SimpleDataLogsClient {
         /// kill costs those (thousands at 20,000 events a second).
         ///
         /// Off by default because of its cost: about 0.1 µs more per `track()` here (p50 1.6 to
-        /// 2.1 times the call without it, p99 under 1.3 µs), and 4 MiB of disk (8 MiB with
+        /// 2.1 times the call without it, p99 under 2 µs), and 4 MiB of disk (8 MiB with
         /// ``Limits/server``). On in ``server(ingestKey:endpoint:storageDirectory:)``. Until the
         /// log is open, a few milliseconds after `configure`, calls wait in memory.
         public var keepsIntakeLog = false

@@ -34,31 +34,11 @@ final class ThreadExecutor: SerialExecutor, Sendable {
             // Named from inside: on Linux, Foundation gives the kernel a thread's name only when
             // the thread itself sets it, so a name set before `start()` never reached `top -H`.
             Thread.current.name = name
-            ThreadExecutor.neverPreemptOnWakeUp()
             self.runLoop()
         }
         thread.name = name
         thread.stackSize = 1 << 20
         thread.start()
-    }
-
-    /// Puts the calling thread (one of the SDK's own) in Linux's `SCHED_BATCH` class: it gets
-    /// its fair share of the processor as before, but a wake-up (the intake waking the stages,
-    /// the stages waking the journal) no longer preempts the thread that woke it. On a 2-core
-    /// machine that preemption was most of `track()`'s tail: the caller, switched out right after
-    /// its `sem_post`, waited a whole time slice (p99 of `track()` with the intake log 2.4 to
-    /// 10 µs; with this, 0.74 to 0.92 µs; decision 0037). Analytics work should wait for the
-    /// app, not the other way round. Needs no privilege; if the kernel refuses, nothing changes.
-    /// Apple platforms: nothing (their threads run at the default quality of service).
-    static func neverPreemptOnWakeUp() {
-        #if os(Linux)
-        var parameters = sched_param()
-        parameters.sched_priority = 0
-        // SCHED_BATCH is 3 (linux/sched.h); Glibc's header defines it only under _GNU_SOURCE,
-        // which Swift's import of Glibc does not set.
-        let schedBatch: Int32 = 3
-        _ = sched_setscheduler(0, schedBatch, &parameters)
-        #endif
     }
 
     /// The form the runtime calls where `ExecutorJob` exists (macOS 14, iOS 17, Linux).
