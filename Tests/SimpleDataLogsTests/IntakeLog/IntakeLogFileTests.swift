@@ -12,9 +12,8 @@ struct IntakeLogFileTests {
 
     @Test("appends are in the file at once, through the mapping, while it is still open: every held record reads back intact, across many laps of the ring")
     func appendsReadBack() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory.made()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         var failure: String?
         var log = try #require(IntakeLogFile.create(at: directory.path + "/intake.log", slotCount: 64, firstSequence: 100, failure: &failure), "\(failure ?? "")")
         defer { log.close() }
@@ -40,9 +39,8 @@ struct IntakeLogFileTests {
 
     @Test("when every slot is held the log says full and writes nothing; a release makes room; a closed log says closed")
     func fullAndClosed() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory.made()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         var failure: String?
         var log = try #require(IntakeLogFile.create(at: directory.path + "/intake.log", slotCount: 4, firstSequence: 1, failure: &failure))
         let two = [UInt8](repeating: 9, count: 200)  // two slots each
@@ -62,9 +60,8 @@ struct IntakeLogFileTests {
 
     @Test("a log made again over an old one starts empty: stale records of another run are never read as this one's")
     func madeAgainStartsEmpty() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory.made()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         let path = directory.path + "/intake.log"
         var failure: String?
         var first = try #require(IntakeLogFile.create(at: path, slotCount: 8, firstSequence: 1, failure: &failure))
@@ -78,9 +75,8 @@ struct IntakeLogFileTests {
 
     @Test("no log where the file cannot be made: a missing folder, or a link planted at its name (never followed); the failure names the step")
     func cannotBeMade() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory.made()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         var failure: String?
         #expect(IntakeLogFile.create(at: directory.path + "/missing/intake.log", slotCount: 8, firstSequence: 1, failure: &failure) == nil)
         #expect(failure?.hasPrefix("open: errno") == true, "\(failure ?? "")")

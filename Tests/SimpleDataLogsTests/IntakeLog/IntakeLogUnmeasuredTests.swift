@@ -79,9 +79,8 @@ struct IntakeLogUnmeasuredTests {
 
     @Test("events near the end of the ring go to slot 0 and read back whole; one of more than 8 MiB is not logged, and nothing traps")
     func wrapAndOversize() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory.made()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         var failure: String?
         let path = directory.path + "/intake.log"
         let file = try #require(IntakeLogFile.create(at: path, slotCount: 64, firstSequence: 1, failure: &failure))
@@ -115,9 +114,8 @@ struct IntakeLogUnmeasuredTests {
 
     @Test("a record that would span the whole of a 65,536-slot log (more than its header can count) is refused as full, not a trap")
     func recordOfEverySlot() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory.made()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         var failure: String?
         var file = try #require(IntakeLogFile.create(at: directory.path + "/intake.log", slotCount: 65_536, firstSequence: 1, failure: &failure))
         let everySlot = [UInt8](repeating: 7, count: 65_536 * IntakeLogFormat.slotSize - IntakeLogFormat.recordHeaderSize)

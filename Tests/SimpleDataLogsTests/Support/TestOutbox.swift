@@ -13,6 +13,13 @@ struct TemporaryDirectory: Sendable {
 
     var url: URL { URL(fileURLWithPath: path) }
 
+    /// A temporary directory that exists (``init(_:)`` only names one).
+    static func made(_ label: String = "sdl-test") throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory(label)
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        return directory
+    }
+
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
 

@@ -152,23 +152,15 @@ package struct IntakeLogFile: Sendable {
         return (at + IntakeLogFormat.recordHeaderSize, at + room * IntakeLogFormat.slotSize)
     }
 
-    /// Claims the slots of the payload written after ``beginUnmeasured()`` and finishes its
-    /// record (header, checksum, marker last).
+    /// Claims the slots of the payload written after ``beginUnmeasured()``, at the ring's head
+    /// where it was written, and finishes its record (header, checksum, marker last).
     mutating func finishUnmeasured(kind: UInt8, payloadCount: Int) -> Append {
         guard let base = mapping?.base else { return .closed }
         let head = ring.head
         let sequence = nextSequence
-        // It fits at the head, so the ring places it there, where it was written.
-        guard let start = ring.claim(slots: IntakeLogFormat.slots(forPayload: payloadCount), sequence: sequence) else { return .full }
+        guard ring.claimAtHead(slots: IntakeLogFormat.slots(forPayload: payloadCount), sequence: sequence) else { return .full }
         nextSequence += 1
-        let written = base + IntakeLogFormat.headerSize + head * IntakeLogFormat.slotSize
-        let record = base + IntakeLogFormat.headerSize + start * IntakeLogFormat.slotSize
-        if start != head {
-            // Never, by the ring's rule; were it to change, the record moves rather than lies.
-            IntakeLogFormat.beginRecord(at: record)
-            (record + IntakeLogFormat.recordHeaderSize).copyMemory(from: written + IntakeLogFormat.recordHeaderSize, byteCount: payloadCount)
-        }
-        IntakeLogFormat.finishRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: record)
+        IntakeLogFormat.finishRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: base + IntakeLogFormat.headerSize + head * IntakeLogFormat.slotSize)
         return .written(sequence)
     }
 

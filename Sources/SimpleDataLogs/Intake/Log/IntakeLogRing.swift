@@ -61,29 +61,30 @@ package struct IntakeLogRing: Sendable, Equatable {
         return live[oldest].start - head
     }
 
+    /// Claims `slots` slots at `head` for the record `sequence`, or nothing when they are more
+    /// than ``roomAtHead`` (a record written in place before it was measured cannot move).
+    package mutating func claimAtHead(slots: Int, sequence: UInt64) -> Bool {
+        guard slots >= 1, slots <= roomAtHead else { return false }
+        // Within the room at the head, `claim` places it there.
+        return claim(slots: slots, sequence: sequence) != nil
+    }
+
     /// Claims `slots` slots for the record `sequence` and returns where it starts, or nil when
     /// they cannot be had without overwriting a held record (or the record is larger than the
     /// whole ring).
     package mutating func claim(slots: Int, sequence: UInt64, isCheckpoint: Bool = false) -> Int? {
         guard slots >= 1, slots <= slotCount else { return nil }
         let start: Int
-        if let tail = held.first?.start {
-            if head > tail {
-                // Held records run from tail to head: free are [head, end) and [0, tail).
-                if head + slots <= slotCount {
-                    start = head
-                } else if slots <= tail {
-                    start = 0
-                } else {
-                    return nil
-                }
-            } else {
-                // Wrapped (or full, head == tail): free is [head, tail) only.
-                guard head + slots <= tail else { return nil }
-                start = head
-            }
+        if slots <= roomAtHead {
+            start = head
+        } else if oldest < live.count {
+            // Too near the end: slot 0, if the held records run from a tail past the head
+            // (free are [head, end) and [0, tail)) and the record fits before that tail.
+            let tail = live[oldest].start
+            guard head > tail, slots <= tail else { return nil }
+            start = 0
         } else {
-            start = head + slots <= slotCount ? head : 0
+            start = 0
         }
         live.append(Live(sequence: sequence, start: start, slots: slots, isCheckpoint: isCheckpoint))
         if isCheckpoint { hasCheckpoints = true }

@@ -68,7 +68,7 @@ package enum IntakeRecordCodec {
 
     /// The bytes `item` encodes to, or nil for an item that is not logged. Written in two passes
     /// (the size, then the bytes straight into place) so that encoding never grows an array byte
-    /// by byte: the log will hand the record's slots to ``write(_:at:)``.
+    /// by byte: the log hands the record's slots to ``write(_:at:size:)``.
     static func size(of item: IntakeItem) -> Int? {
         switch item {
         case .event(let event):
@@ -361,6 +361,7 @@ package enum IntakeRecordCodec {
     /// Appends a live event's record to `buffer`: for the benchmarks, which cannot see
     /// ``IntakeItem``.
     package static func encodeLiveEvent(name: String, id: UUID, timestamp: Int64, properties: [String: PropertyValue], into buffer: inout [UInt8]) {
+        // The event's own path, as `track()` logs it, not ``encode(_:into:)``'s through an item.
         let event = Event.live(name: name, id: id, timestamp: timestamp, properties: properties)
         let size = size(of: event)
         let start = buffer.count
