@@ -7,9 +7,11 @@ import SimpleDataLogsTesting
 struct LifecycleTests {
     @Test("a tool that returns from main without calling anything has its events journaled by the exit hook, and its next run delivers them", .tags(.processes, .sockets))
     func exitWithoutCalls() async throws {
-        // Restarted on its port later: a port no outgoing connection can take meanwhile.
-        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(port: try reusableLoopbackPort()))
-        ingest.stop() // down during the tool's run
+        // The ingest stays up and refuses every request during the tool's run, instead of being
+        // stopped and started again on its port: another process on a shared host once took the
+        // port in between (EADDRINUSE in CI), and the tool's batches name this endpoint.
+        let ingest = try LocalIngest()
+        ingest.script(Array(repeating: .status(503), count: 10_000))
         let directory = TemporaryDirectory()
         let path = directory.path
         let ending = try await onOwnThread {
@@ -17,15 +19,16 @@ struct LifecycleTests {
             return child.wait()
         }
         #expect(ending.reason == .exit && ending.status == 0)
+        #expect(ingest.receivedEvents.isEmpty, "nothing delivered during the tool's run")
         #expect(try JournalReader.events(inOutbox: path).count == 300, "all 300 journaled at exit")
 
-        let up = try LocalIngest(configuration: LocalIngest.Configuration(port: ingest.port)) // the endpoint the tool tracked for
-        await withTestClient(directory: directory, endpoint: up.endpoint) { next in
+        ingest.script([]) // up again: the next run delivers to the endpoint the tool tracked for
+        await withTestClient(directory: directory, endpoint: ingest.endpoint) { next in
             await next.client.flush()
-            let seqs = up.receivedEvents.compactMap { if case .int(let seq)? = $0.properties["seq"] { Int(seq) } else { nil } }.sorted()
+            let seqs = ingest.receivedEvents.compactMap { if case .int(let seq)? = $0.properties["seq"] { Int(seq) } else { nil } }.sorted()
             #expect(seqs == Array(0..<300))
         }
-        up.stop()
+        ingest.stop()
     }
 
     @Test("a tool that awaits SimpleDataLogs.shutdown() has every event delivered before it exits", .tags(.processes, .sockets))
