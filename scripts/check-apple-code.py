@@ -30,6 +30,13 @@ are Apple's in every detail beyond what we wrote from the docs, nor availability
 `--self-test` plants a type error in one Apple-only file of each kind (UIKit, AppKit, SwiftUI, os)
 of the scratch copy and fails unless the compile fails on that very line, for each.
 
+It also checks what no compiler here can: that the SDK stays linkable into app extensions. Xcode
+refuses code that names an API marked unavailable in extensions (`UIApplication.shared`:
+"'shared' is unavailable in application extensions for iOS"), and the Linux compiler ignores
+that availability. So no line of the module may name the shared application object
+(EXTENSION_UNAVAILABLE); the lifecycle adapters look it up by name, only in an app. The
+self-test plants such a line and fails unless this check catches it.
+
 Usage: scripts/check-apple-code.py [--self-test] [--keep]
 """
 import concurrent.futures
@@ -75,6 +82,11 @@ PLANTS = {
     "os": ("macOS", "Platform/OSLogSink.swift", "import os",
            "private func plantedError() { Logger(subsystem: \"planted\").info(\"planted\") }"),
 }
+# API that app extensions may not name (Apple marks it NS_EXTENSION_UNAVAILABLE; `NSApplication`'s
+# is held to the same rule so that both adapters read alike). A match outside a comment fails.
+EXTENSION_UNAVAILABLE = re.compile(r"\b(?:UIApplication|NSApplication)\s*\.\s*shared\b|\bNSApp\b")
+EXTENSION_PLANT = ("Platform/AppleLifecycle.swift", "import UIKit",
+                   "@MainActor private func plantedExtensionUse() { _ = UIApplication.shared }")
 # Package.swift's `strictSettings`, as swiftc flags.
 STRICT_FLAGS = ["-swift-version", "6",
                 "-enable-upcoming-feature", "ExistentialAny",
@@ -267,6 +279,38 @@ def check(name, configuration, base, stand_ins):
     return True, report
 
 
+def extension_unsafe_lines(root):
+    """(file, line number, text) of every line under `root` that names EXTENSION_UNAVAILABLE API,
+    comments aside."""
+    found = []
+    for source in sorted(root.rglob("*.swift")):
+        for number, line in enumerate(source.read_text().splitlines(), 1):
+            code = line.split("//", 1)[0]
+            if EXTENSION_UNAVAILABLE.search(code):
+                found.append((source, number, line.strip()))
+    return found
+
+
+def extension_safety(base, stand_ins):
+    """The module names no API that app extensions may not use."""
+    found = extension_unsafe_lines(MODULE_SOURCES)
+    if found:
+        return False, (["extension safety: these lines name API that app extensions may not use (look the "
+                        "object up by name, only in an app; see Platform/AppleLifecycle.swift):"]
+                       + ["  %s:%d: %s" % (path.relative_to(ROOT), number, text) for path, number, text in found])
+    return True, "extension safety: no line of Sources/SimpleDataLogs names UIApplication.shared, NSApplication.shared or NSApp"
+
+
+def extension_self_test(base, stand_ins):
+    """Plants a use of `UIApplication.shared` in a scratch copy; passes only when it is caught."""
+    scratch = base / "planted-extension"
+    files = scratch_copy(CONFIGURATIONS["iOS"], scratch, EXTENSION_PLANT)
+    planted = scratch / EXTENSION_PLANT[0]
+    caught = [entry for entry in extension_unsafe_lines(scratch) if entry[0] == planted and EXTENSION_PLANT[2] in entry[2]]
+    return bool(caught) and len(files) > 0, "self-test extension safety (%s): %s" % (
+        EXTENSION_PLANT[0], "the planted use is caught" if caught else "the planted use of UIApplication.shared PASSED")
+
+
 def self_test(kind, base, stand_ins):
     """Plants `kind`'s error; passes only when the compile fails on the planted line."""
     configuration_name, relative, after, statement = PLANTS[kind]
@@ -293,11 +337,14 @@ def main(arguments):
         stand_ins.mkdir()
         build_stand_ins(stand_ins)
         jobs = [(check, name, CONFIGURATIONS[name]) for name in CONFIGURATIONS]
+        jobs.append((extension_safety, None, None))
         if "--self-test" in arguments:
             jobs += [(self_test, kind, None) for kind in PLANTS]
+            jobs.append((extension_self_test, None, None))
         ok = True
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-            futures = [pool.submit(job[0], job[1], *([job[2]] if job[2] else []), base, stand_ins) for job in jobs]
+            futures = [pool.submit(job[0], *([job[1]] if job[1] else []), *([job[2]] if job[2] else []), base, stand_ins)
+                       for job in jobs]
             for future in futures:
                 passed, report = future.result()
                 ok = ok and passed

@@ -10,6 +10,12 @@
 open class NSApplication {
     private init() {}
 
+    /// https://developer.apple.com/documentation/objectivec/nsobject-swift.class/value(forkey:)
+    /// `func value(forKey key: String) -> Any?` (NSKeyValueCoding, on NSObject, which NSApplication
+    /// inherits through NSResponder/UIResponder). A root class's instance methods are class methods
+    /// too, so the class object answers it: `NSApplication.value(forKey: "sharedApplication")`.
+    nonisolated open class func value(forKey key: String) -> Any? { fatalError("stand-in") }
+
     /// https://developer.apple.com/documentation/appkit/nsapplication/shared
     /// `class var shared: NSApplication { get }`
     open class var shared: NSApplication { fatalError("stand-in") }

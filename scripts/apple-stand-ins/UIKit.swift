@@ -18,6 +18,12 @@ public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
 open class UIApplication {
     private init() {}
 
+    /// https://developer.apple.com/documentation/objectivec/nsobject-swift.class/value(forkey:)
+    /// `func value(forKey key: String) -> Any?` (NSKeyValueCoding, on NSObject, which UIApplication
+    /// inherits through NSResponder/UIResponder). A root class's instance methods are class methods
+    /// too, so the class object answers it: `UIApplication.value(forKey: "sharedApplication")`.
+    nonisolated open class func value(forKey key: String) -> Any? { fatalError("stand-in") }
+
     /// https://developer.apple.com/documentation/uikit/uiapplication/shared
     /// `class var shared: UIApplication { get }`
     open class var shared: UIApplication { fatalError("stand-in") }

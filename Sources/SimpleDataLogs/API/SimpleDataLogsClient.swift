@@ -22,12 +22,16 @@ public final class SimpleDataLogsClient: Sendable {
     let sending = SendingSwitch()
     private let logSink: any LogSink
     private let environment: [String: String]
+    /// What kind of process this is: it decides whether `configure` attaches the app lifecycle
+    /// and warns about a secret key (``ProcessKind``).
+    let processKind: ProcessKind
     private let state: Locked<State>
 
     private struct State: Sendable {
         var pipeline: Pipeline?
         var logger: SDKLogger
         var isShutDown = false
+        var attachesAppLifecycle = false
     }
 
     /// Creates a client that holds events in memory until ``configure(_:)``.
@@ -46,13 +50,14 @@ public final class SimpleDataLogsClient: Sendable {
     ) {
         self.init(
             clock: clock, wallClock: wallClock, logSink: logSink,
-            environment: ProcessInfo.processInfo.environment, eventsHeldBeforeConfigure: eventsHeldBeforeConfigure
+            environment: ProcessInfo.processInfo.environment, processKind: .current,
+            eventsHeldBeforeConfigure: eventsHeldBeforeConfigure
         )
     }
 
     /// Creates a client with package-level tuning (``ClientTuning``), the fault-injection seams
-    /// (``FaultInjection``: an injected file system, a gate before the writer, a crash point) and
-    /// an explicit environment.
+    /// (``FaultInjection``: an injected file system, a gate before the writer, a crash point), an
+    /// explicit environment and the process's kind (tests pass an app's or an extension's).
     package init(
         clock: any Clock<Duration>,
         wallClock: any WallClock,
@@ -60,8 +65,10 @@ public final class SimpleDataLogsClient: Sendable {
         tuning: ClientTuning = ClientTuning(),
         faults: FaultInjection = FaultInjection(),
         environment: [String: String],
+        processKind: ProcessKind = .current,
         eventsHeldBeforeConfigure: Int = Intake.defaultPreConfigureLimit
     ) {
+        self.processKind = processKind
         intake = Intake(preConfigureLimit: eventsHeldBeforeConfigure >= 1 ? eventsHeldBeforeConfigure : Intake.defaultPreConfigureLimit)
         metrics = MetricSnapshotHub(source: CounterSource(intake: intake, stages: stageCounters), clock: clock)
         self.clock = clock
@@ -147,6 +154,7 @@ public final class SimpleDataLogsClient: Sendable {
             guard !state.isShutDown else { return .afterShutdown }
             guard state.pipeline == nil else { return .again }
             state.logger = logger
+            state.attachesAppLifecycle = processKind.attachesAppLifecycle
             state.pipeline = Pipeline(
                 intake: intake, counters: stageCounters, logger: logger, directory: directory,
                 clock: clock, wallClock: wallClock, policy: SealPolicy(maxEvents: configuration.batchSize),
@@ -189,10 +197,25 @@ public final class SimpleDataLogsClient: Sendable {
             logger.info(Self.configuredLine(configuration, eventsURL: uploader.settings.builder?.eventsURL, directory: directory, limits: limits))
             if inPreview { SDKLogger(level: level, sink: logSink).info(XcodePreviewRule.line(ingestKey: configuration.ingestKey)) }
             ClientRegistry.register(self)
-            #if canImport(UIKit) || canImport(AppKit)
-            Task { @MainActor in AppleLifecycle.attach(self) }
-            #endif
+            attachAppLifecycle(logger: logger)
         }
+    }
+
+    /// Whether `configure` attached the app lifecycle (decided by ``ProcessKind``): `false`
+    /// before it, and in a process that is not an app.
+    package var attachesAppLifecycle: Bool { state.withLock { $0.attachesAppLifecycle } }
+
+    /// Observes the app's lifecycle, in an app only: a tool or a server on a Mac has no
+    /// `NSApplication` running (observing one would start AppKit in it), and an extension's
+    /// host is not its own.
+    private func attachAppLifecycle(logger: SDKLogger) {
+        guard processKind.attachesAppLifecycle else {
+            logger.debug("Running in \(processKind): the app lifecycle is not observed; the exit hook and shutdown() send what is left.")
+            return
+        }
+        #if canImport(UIKit) || canImport(AppKit)
+        Task { @MainActor in AppleLifecycle.attach(self) }
+        #endif
     }
 
     private enum ConfigureOutcome { case started, again, afterShutdown }
@@ -276,9 +299,11 @@ public final class SimpleDataLogsClient: Sendable {
         case .publishable:
             break
         case .secret:
-            #if canImport(UIKit) || canImport(AppKit)
-            logger.warning("A secret key (\(shown)) is configured in an app. Use a public sdl_pub_ key in apps; secret keys are for servers.")
-            #endif
+            // Only where the key ships to people's devices (ProcessKind), whatever the platform:
+            // a server or a tool on a Mac imports AppKit too.
+            if processKind.shipsToDevices {
+                logger.warning("A secret key (\(shown)) is configured in \(processKind). Use a public sdl_pub_ key in apps and their extensions; secret keys are for servers.")
+            }
         case nil:
             logger.error("The ingest key \(shown) is neither sdl_pub_ nor sdl_sec_; events are kept on disk and nothing is sent. Configure a key from your SimpleDataLogs project.")
         }

@@ -1,6 +1,13 @@
 // Apple-only lifecycle adapters. Linux CI type-checks them against stand-ins of UIKit and AppKit
 // (scripts/check-apple-code.py); the hosted macOS workflow builds them against Apple's SDK. Each
 // one only maps platform notifications to `respond(to:)`, whose rules Linux tests exercise.
+//
+// They are attached only in an app (ProcessKind), but they are linked into every process that
+// links the SDK, app extensions included. So they never name `UIApplication.shared` or
+// `NSApplication.shared`: Xcode refuses to build code that names the former into an extension
+// ("'shared' is unavailable in application extensions"). The application object is looked up by
+// name (`sharedApplication`, key-value coding), and only once ProcessKind has said "an app".
+// scripts/check-apple-code.py fails on any Apple-only line that names either.
 #if canImport(UIKit) && !os(watchOS)
 import UIKit
 
@@ -11,8 +18,9 @@ import UIKit
 @MainActor
 enum AppleLifecycle {
     static func attach(_ client: SimpleDataLogsClient) {
-        let application = UIApplication.shared
-        client.respond(to: application.applicationState == .active ? .becameActive : .resignedActive)
+        if let application = sharedApplication() {
+            client.respond(to: application.applicationState == .active ? .becameActive : .resignedActive)
+        }
         let center = NotificationCenter.default
         // The observers live as long as the process, so their tokens are not kept.
         _ = center.addObserver(forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main) { _ in
@@ -24,6 +32,12 @@ enum AppleLifecycle {
         _ = center.addObserver(forName: UIApplication.willTerminateNotification, object: nil, queue: .main) { _ in
             client.respond(to: .willTerminate)
         }
+    }
+
+    /// The app's `UIApplication`, looked up by name (see the top of this file); `nil` where
+    /// there is none, as in an extension.
+    static func sharedApplication() -> UIApplication? {
+        UIApplication.value(forKey: "sharedApplication") as? UIApplication
     }
 }
 
@@ -46,16 +60,20 @@ enum BackgroundTime {
                 return state.ended ? nil : state.raw
             }
             guard let raw else { return }
-            Task { @MainActor in UIApplication.shared.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: raw)) }
+            Task { @MainActor in AppleLifecycle.sharedApplication()?.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: raw)) }
         }
         Task { @MainActor in
-            let task = UIApplication.shared.beginBackgroundTask(withName: "SimpleDataLogs flush") { end() }
+            guard let application = AppleLifecycle.sharedApplication() else {
+                end()
+                return
+            }
+            let task = application.beginBackgroundTask(withName: "SimpleDataLogs flush") { end() }
             // The send may have ended before the task began: end it at once then.
             let endedAlready: Bool = state.withLock { state in
                 if !state.ended { state.raw = task.rawValue }
                 return state.ended
             }
-            if endedAlready { UIApplication.shared.endBackgroundTask(task) }
+            if endedAlready { application.endBackgroundTask(task) }
         }
         return end
     }
@@ -68,7 +86,10 @@ import AppKit
 @MainActor
 enum AppleLifecycle {
     static func attach(_ client: SimpleDataLogsClient) {
-        client.respond(to: NSApplication.shared.isActive ? .becameActive : .resignedActive)
+        // Looked up by name (see the top of this file); ProcessKind attached us only in an app.
+        if let application = NSApplication.value(forKey: "sharedApplication") as? NSApplication {
+            client.respond(to: application.isActive ? .becameActive : .resignedActive)
+        }
         let center = NotificationCenter.default
         // The observers live as long as the process, so their tokens are not kept.
         _ = center.addObserver(forName: NSApplication.didBecomeActiveNotification, object: nil, queue: .main) { _ in
