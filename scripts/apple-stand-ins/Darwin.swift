@@ -33,3 +33,12 @@ public struct fstore_t {
         self.fst_bytesalloc = fst_bytesalloc
     }
 }
+
+/// sysctl(3) on Darwin: `int sysctlbyname(const char *name, void *oldp, size_t *oldlenp,
+/// void *newp, size_t newlen)`, which reads `hw.model` (the hardware model identifier).
+public func sysctlbyname(
+    _ name: UnsafePointer<CChar>!, _ oldp: UnsafeMutableRawPointer!, _ oldlenp: UnsafeMutablePointer<Int>!,
+    _ newp: UnsafeMutableRawPointer!, _ newlen: Int
+) -> Int32 {
+    fatalError("stand-in")
+}

@@ -51,6 +51,11 @@ extension SimpleDataLogsClient {
         /// default; an id the app sets (``SimpleDataLogsClient/setDeviceID(_:)``, per event or
         /// per task) always wins.
         public var usesInstallID = false
+        /// Facts about the app and the device added to every event as properties (`app_version`,
+        /// `os_name`, `device_model`, `locale`, `build_kind`…); none by default. Read once per
+        /// launch, off `track()`'s path; an event's own property, a scope's and a default
+        /// property of the same name win. See ``AutomaticContext``.
+        public var automaticContext: AutomaticContext = []
         /// Whether every call that returned survives a kill of the process (`kill -9`, an
         /// out-of-memory or jetsam kill, `abort()`, a crash): `track()` and the identity calls
         /// are also written into the intake log, a file mapped into memory that the kernel keeps

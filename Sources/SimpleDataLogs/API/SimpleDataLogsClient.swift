@@ -164,6 +164,7 @@ public final class SimpleDataLogsClient: Sendable {
                     activity: configuration.activity, crashReasonRedaction: configuration.crashReasonRedaction
                 ),
                 middleware: configuration.middleware, usesInstallID: configuration.usesInstallID,
+                automaticContext: configuration.automaticContext,
                 intakeLogSlots: tuning.intakeLog ?? configuration.keepsIntakeLog
                     ? OutboxActor.intakeLogSlots(backlogEvents: limits.backlogEvents) : nil,
                 tuning: inPreview ? XcodePreviewRule.tuning(from: tuning) : tuning, faults: faults

@@ -17,12 +17,16 @@ actor IdentityActor {
     private let cutoff: StepsCutoff
     /// Where the install id is kept, when the app opted in.
     private let installIDs: InstallIDStore?
+    /// The automatic context the app asked for, and where its facts come from.
+    private let context: (options: AutomaticContext, source: ContextSource)?
     private let logger: SDKLogger
 
     init(
         intake: Intake, counters: StageCounters, problemLog: ProblemLog, middleware: MiddlewareChain = MiddlewareChain(steps: []),
-        cutoff: StepsCutoff = StepsCutoff(), installIDs: InstallIDStore? = nil, logger: SDKLogger, executor: ThreadExecutor
+        cutoff: StepsCutoff = StepsCutoff(), installIDs: InstallIDStore? = nil,
+        context: (options: AutomaticContext, source: ContextSource)? = nil, logger: SDKLogger, executor: ThreadExecutor
     ) {
+        self.context = context
         self.cutoff = cutoff
         self.intake = intake
         self.counters = counters
@@ -34,9 +38,13 @@ actor IdentityActor {
     }
 
     /// Drains the intake at every wake-up until the intake shuts down, then finishes `output`.
-    /// The install id is read first, on this thread (the SDK's own), before any event needs it.
+    /// The install id and the automatic context are read first, on this thread (the SDK's own:
+    /// both may read files), before any event needs them.
     func run(output: HandOffQueue<[PipelineItem]>) async {
         state.installID = installIDs?.loadOrCreate(logger: logger)
+        if let context, !context.options.isEmpty {
+            state.context = context.source.read().properties(for: context.options)
+        }
         for await _ in intake.wakeUps {
             drainOnce(into: output)
         }

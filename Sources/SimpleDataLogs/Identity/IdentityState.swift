@@ -5,11 +5,14 @@ struct IdentityState: Sendable {
     private(set) var defaultProperties: [String: PropertyValue] = [:]
     /// The install id the SDK keeps (opt-in): the device id of events for which the app set none.
     var installID: String?
+    /// The automatic context (opt-in, ``AutomaticContext``): under the default properties, which
+    /// win on a clash. Not identity: `reset()` keeps it.
+    var context: [String: PropertyValue] = [:]
 
     /// The device id an event gets when it names none: the app's, else the install id.
     var inheritedDeviceID: String? { deviceID ?? installID }
     /// The live identity, kept aside while a dead run's calls are replayed (innermost last).
-    private var keptAside: [(deviceID: String?, defaults: [String: PropertyValue])] = []
+    private var keptAside: [(deviceID: String?, defaults: [String: PropertyValue], context: [String: PropertyValue])] = []
 
     /// A replay's starting point (the intake log, issue 25): the device id and defaults as they
     /// stood in a dead run, by the rules of the calls that set them, but without their lines
@@ -21,10 +24,13 @@ struct IdentityState: Sendable {
     }
 
     /// A dead run's calls follow: the live identity is kept aside, and they start from none.
+    /// The automatic context too: it describes this run (after an update, another app version),
+    /// and a replayed event without it is better than one that names the wrong build.
     mutating func beginReplay() {
-        keptAside.append((deviceID, defaultProperties))
+        keptAside.append((deviceID, defaultProperties, context))
         deviceID = nil
         defaultProperties = [:]
+        context = [:]
     }
 
     /// The replay is over: the live identity comes back. The install id stays as the replay
@@ -33,6 +39,7 @@ struct IdentityState: Sendable {
         guard let live = keptAside.popLast() else { return }
         deviceID = live.deviceID
         defaultProperties = live.defaults
+        context = live.context
     }
 
     /// `reset()`: forgets the default properties and the device id, or sets `newDeviceID`.
@@ -78,8 +85,10 @@ struct IdentityState: Sendable {
             refused = !Self.isValidDeviceID(id)
             event.deviceID = refused ? nil : id
         }
-        // Under the event's own and the scope's, which win, past 200 keys too.
+        // Under the event's own and the scope's, which win, past 200 keys too; the automatic
+        // context under all of them.
         EventValidator.merge(defaultProperties, under: &event.properties, problems: &problems)
+        EventValidator.merge(context, under: &event.properties, problems: &problems)
         return refused
     }
 

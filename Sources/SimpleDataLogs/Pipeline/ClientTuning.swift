@@ -15,6 +15,8 @@ package struct ClientTuning: Sendable {
     /// ``SimpleDataLogsClient/Configuration/keepsIntakeLog`` (nil: the configuration decides); for
     /// the benchmarks and the reliability driver, which compare the two.
     package var intakeLog: Bool?
+    /// Where the automatic context's facts come from (nil: the system); tests pass fixed ones.
+    package var contextSource: ContextSource?
 
     /// No tuning: the client the public initializer makes.
     package init() {}

@@ -70,7 +70,8 @@ final class Pipeline: Sendable {
         intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
         clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy, caps: OutboxCaps = OutboxCaps(),
         uploader settings: UploaderSettings, autocapture: AutocaptureSettings, middleware: [EventMiddleware] = [],
-        usesInstallID: Bool = false, intakeLogSlots: Int? = nil, tuning: ClientTuning, faults: FaultInjection
+        usesInstallID: Bool = false, automaticContext: AutomaticContext = [], intakeLogSlots: Int? = nil,
+        tuning: ClientTuning, faults: FaultInjection
     ) {
         self.intake = intake
         // The outbox opens the intake log once it has its area, and queues what earlier runs'
@@ -95,8 +96,8 @@ final class Pipeline: Sendable {
         let fileSystem = directory.map { faults.fileSystem.confined(to: $0) } ?? faults.fileSystem
         let identity = IdentityActor(
             intake: intake, counters: counters, problemLog: problemLog, middleware: chain, cutoff: cutoff,
-            installIDs: usesInstallID ? InstallIDStore(folder: directory, fileSystem: fileSystem) : nil, logger: logger,
-            executor: stagesExecutor
+            installIDs: usesInstallID ? InstallIDStore(folder: directory, fileSystem: fileSystem) : nil,
+            context: (automaticContext, tuning.contextSource ?? .system), logger: logger, executor: stagesExecutor
         )
         let sessions = SessionsActor(
             sessionMode: autocapture.capture.contains(.sessions) ? autocapture.sessionMode : nil,

@@ -96,6 +96,7 @@ final class CountingFileSystem: FileSystem {
     func flushDriveCache(_ descriptor: Int32, path: String) throws(FileSystemError) { try real.flushDriveCache(descriptor, path: path) }
     func close(_ descriptor: Int32) { real.close(descriptor) }
     func rename(_ from: String, to: String) throws(FileSystemError) { count(); try real.rename(from, to: to) }
+    func linkNew(_ from: String, to: String) throws(FileSystemError) { count(); try real.linkNew(from, to: to) }
     func remove(_ path: String) throws(FileSystemError) { count(); try real.remove(path) }
     func createDirectory(_ path: String, mode: FileMode) throws(FileSystemError) { try real.createDirectory(path, mode: mode) }
     func removeDirectory(_ path: String) throws(FileSystemError) { try real.removeDirectory(path) }

@@ -44,6 +44,8 @@ struct PackageHygieneTests {
         let collected = try #require(plist["NSPrivacyCollectedDataTypes"] as? [[String: Any]])
         #expect(Set(collected.compactMap { $0["NSPrivacyCollectedDataType"] as? String }) == [
             "NSPrivacyCollectedDataTypeProductInteraction", "NSPrivacyCollectedDataTypeDeviceID", "NSPrivacyCollectedDataTypeCrashData",
+            // The automatic context (opt-in): app version and build, OS, device model, locale, build kind.
+            "NSPrivacyCollectedDataTypeOtherDataTypes",
         ])
         #expect(collected.allSatisfy { $0["NSPrivacyCollectedDataTypeLinked"] as? Bool == false && $0["NSPrivacyCollectedDataTypeTracking"] as? Bool == false })
 

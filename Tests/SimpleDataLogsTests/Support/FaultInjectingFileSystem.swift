@@ -204,6 +204,14 @@ final class FaultInjectingFileSystem: FileSystem {
         try real.rename(from, to: to)
     }
 
+    /// Fails as a rename of the same paths would (``failRenames(ofPathsContaining:with:)``): both
+    /// put a written file into place.
+    func linkNew(_ from: String, to: String) throws(FileSystemError) {
+        let code = faults.withLock { $0.renameError ?? $0.renameFailures.first { from.contains($0.fragment) }?.code }
+        if let code { throw FileSystemError(code: code, operation: "link", path: to) }
+        try real.linkNew(from, to: to)
+    }
+
     func remove(_ path: String) throws(FileSystemError) {
         faults.withLock { $0.record(Flush(kind: .remove, path: path)) }.forEach { $0.signal() }
         try real.remove(path)

@@ -68,6 +68,10 @@ package protocol FileSystem: Sendable {
     func close(_ descriptor: Int32)
     /// `rename(2)`, atomic within one file system; confined, only within the storage folder.
     func rename(_ from: String, to: String) throws(FileSystemError)
+    /// `link(2)`: `to` names the file `from` names, unless `to` exists (then `EEXIST`, and
+    /// nothing changes). What two processes racing to create one file use: exactly one wins.
+    /// Confined, only within the storage folder; a link at `from` is not followed.
+    func linkNew(_ from: String, to: String) throws(FileSystemError)
     /// `unlink(2)`; a file already gone is not an error; confined, only inside the storage folder.
     func remove(_ path: String) throws(FileSystemError)
     /// `mkdir(2)` for each missing component, with `mode`. A folder that exists keeps its mode.
@@ -206,6 +210,22 @@ package struct PosixFileSystem: FileSystem {
         guard systemRename(from, to) == 0 else { throw FileSystemError(code: errno, operation: "rename", path: from) }
     }
 
+    package func linkNew(_ from: String, to: String) throws(FileSystemError) {
+        if root != nil {
+            let source = try insideOnly(from, operation: "link")
+            let target = try insideOnly(to, operation: "link")
+            try withParent(source, path: from) { (fromFolder, fromName) throws(FileSystemError) in
+                try withParent(target, path: to) { (toFolder, toName) throws(FileSystemError) in
+                    guard linkat(fromFolder, fromName, toFolder, toName, 0) == 0 else {
+                        throw FileSystemError(code: errno, operation: "link", path: to)
+                    }
+                }
+            }
+            return
+        }
+        guard systemLink(from, to) == 0 else { throw FileSystemError(code: errno, operation: "link", path: to) }
+    }
+
     package func remove(_ path: String) throws(FileSystemError) {
         if root != nil {
             try withParent(try insideOnly(path, operation: "unlink"), path: path) { (folder, name) throws(FileSystemError) in
@@ -329,6 +349,7 @@ private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ coun
 private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(descriptor, bytes, count) }
 func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
 private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+private func systemLink(_ from: String, _ to: String) -> Int32 { link(from, to) }
 
 /// Every name `directory` lists but `.` and `..`, each read in place from its `readdir` entry
 /// up to its NUL. Copying `d_name` out as a value reads all 256 bytes of the field, past the end
