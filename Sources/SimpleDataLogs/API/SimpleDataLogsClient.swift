@@ -300,10 +300,10 @@ public final class SimpleDataLogsClient: Sendable {
         case .publishable:
             break
         case .secret:
-            // Only where the key ships to people's devices (ProcessKind), whatever the platform:
-            // a server or a tool on a Mac imports AppKit too.
-            if processKind.shipsToDevices {
-                logger.warning("A secret key (\(shown)) is configured in \(processKind). Use a public sdl_pub_ key in apps and their extensions; secret keys are for servers.")
+            // Only in an app (ProcessKind), whatever the platform: a server or a tool on a Mac
+            // imports AppKit too.
+            if processKind.warnsAboutSecretKey {
+                logger.warning("A secret key (\(shown)) is configured in \(processKind). Use a public sdl_pub_ key in apps; secret keys are for servers.")
             }
         case nil:
             logger.error("The ingest key \(shown) is neither sdl_pub_ nor sdl_sec_; events are kept on disk and nothing is sent. Configure a key from your SimpleDataLogs project.")

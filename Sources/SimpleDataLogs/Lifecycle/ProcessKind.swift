@@ -1,8 +1,7 @@
 import Foundation
 
-/// What kind of process the SDK runs in, which decides what `configure` attaches: the app
-/// lifecycle only in an app, the warning about a secret key only in code that ships to people's
-/// devices.
+/// What kind of process the SDK runs in, which decides what `configure` does beyond the
+/// platform-neutral core: the app lifecycle and the warning about a secret key, only in an app.
 ///
 /// Decided from the main bundle alone (its path and Info.plist), by a rule Linux compiles and
 /// tests, because the compile-time platform says too little: a command-line tool or a server on a
@@ -74,10 +73,12 @@ package enum ProcessKind: Sendable, Equatable, CustomStringConvertible {
     /// start AppKit in a process that never asked for it.
     package var attachesAppLifecycle: Bool { self == .app }
 
-    /// Whether a secret key is worth a warning: in an app or an app extension, which ship to
-    /// people's devices, where anyone can read the key out of the binary. A command-line tool
-    /// or a server keeps its key on machines its owner runs.
-    package var shipsToDevices: Bool { self != .other }
+    /// Whether a secret key is worth a warning: in an app, which ships to people's devices,
+    /// where anyone can read the key out of the binary. A command-line tool or a server keeps its
+    /// key on machines its owner runs. An extension does not warn: it ships inside its app, whose
+    /// own `configure` (with the same key, as the App Group recipe has it) says it once, not
+    /// once per widget refresh.
+    package var warnsAboutSecretKey: Bool { self == .app }
 
     /// The kind as the log line names it.
     package var description: String {

@@ -28,7 +28,7 @@ struct ProcessKindTests {
         #expect(ProcessKind.app.attachesAppLifecycle)
         #expect(!ProcessKind.appExtension.attachesAppLifecycle)
         #expect(!ProcessKind.other.attachesAppLifecycle)
-        #expect(ProcessKind.app.shipsToDevices && ProcessKind.appExtension.shipsToDevices && !ProcessKind.other.shipsToDevices)
+        #expect(ProcessKind.app.warnsAboutSecretKey && !ProcessKind.appExtension.warnsAboutSecretKey && !ProcessKind.other.warnsAboutSecretKey)
     }
 
     @Test("this test runner, on Linux, is not an app: a client made the public way never attaches the app lifecycle")
@@ -44,8 +44,8 @@ struct ProcessKindTests {
         #expect(!client.attachesAppLifecycle)
     }
 
-    @Test("configure with a secret key: a command-line process neither attaches the app lifecycle nor warns; an extension warns and does not attach; an app does both", arguments: [
-        (ProcessKind.other, false, false), (.appExtension, false, true), (.app, true, true),
+    @Test("configure with a secret key: a command-line process and an extension neither attach the app lifecycle nor warn; an app does both", arguments: [
+        (ProcessKind.other, false, false), (.appExtension, false, false), (.app, true, true),
     ])
     func configureByKind(kind: ProcessKind, attaches: Bool, warns: Bool) async {
         let directory = TemporaryDirectory()
