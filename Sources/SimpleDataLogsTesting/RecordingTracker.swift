@@ -31,7 +31,7 @@ public final class RecordingTracker: AnalyticsTracking {
         case setDeviceID(String?)
         /// ``AnalyticsTracking/setDefaultProperties(_:)``.
         case setDefaultProperties([String: PropertyValue])
-        /// ``AnalyticsTracking/setEnabled(_:)`` (and `disable()`, as `false`).
+        /// ``AnalyticsTracking/setEnabled(_:)``.
         case setEnabled(Bool)
         /// `reset(deviceID:)`.
         case reset(deviceID: String?)
@@ -117,41 +117,14 @@ public final class RecordingTracker: AnalyticsTracking {
 
     // MARK: AnalyticsTracking
 
-    /// Records ``Call/track(_:)``.
+    /// Records ``Call/track(_:)`` with what was passed.
     /// - Parameters:
     ///   - name: The event's name.
     ///   - properties: The event's own properties.
-    public func track(_ name: String, properties: [String: PropertyValue]) {
-        record(.track(TrackedEvent(name, properties: properties)))
-    }
-
-    /// Records ``Call/track(_:)`` with the date and id.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - date: When it happened.
-    ///   - eventID: Its id, if given.
-    public func track(_ name: String, properties: [String: PropertyValue], at date: Date, eventID: UUID?) {
-        record(.track(TrackedEvent(name, properties: properties, eventID: eventID, date: date)))
-    }
-
-    /// Records ``Call/track(_:)`` with the id.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - eventID: Its id.
-    public func track(_ name: String, properties: [String: PropertyValue], eventID: UUID) {
-        record(.track(TrackedEvent(name, properties: properties, eventID: eventID)))
-    }
-
-    /// Records ``Call/track(_:)`` with the device id, and the id and date if given.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - deviceID: The device it is about.
-    ///   - eventID: Its id, if given.
     ///   - date: When it happened, if given.
-    public func track(_ name: String, properties: [String: PropertyValue], deviceID: String, eventID: UUID?, at date: Date?) {
+    ///   - eventID: Its id, if given.
+    ///   - deviceID: Its device id, if given.
+    public func track(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?) {
         record(.track(TrackedEvent(name, properties: properties, deviceID: deviceID, eventID: eventID, date: date)))
     }
 

@@ -21,49 +21,30 @@ public import Foundation
 /// }
 /// ```
 ///
-/// The requirements are the synchronous calls that record something (every `track` form,
+/// The requirements are the synchronous calls that record something (``track(_:properties:at:eventID:deviceID:)``,
 /// ``trackScreen(_:properties:)``, ``setDeviceID(_:)``, ``setDefaultProperties(_:)``,
 /// ``setEnabled(_:)``, ``reset(deviceID:)``) and ``flush()``; none of them reaches the client's
-/// internals, so a fake implements ten small methods. What only the owner of a client does (`configure`,
+/// internals, so a fake implements seven small methods. What only the owner of a client does (`configure`,
 /// `shutdown`, `run`, the counters and reports) is not part of it: code that tracks should not
 /// also decide when the client stops.
 ///
-/// Requirements cannot carry default arguments, so the extension adds the short forms
-/// (``track(_:)``, ``track(_:properties:deviceID:)``, ``trackScreen(_:)`` and the others); each
-/// forwards to a requirement, and reads the same on the client and on an `any AnalyticsTracking`.
+/// Requirements cannot carry default arguments, so the extension declares the same three calls
+/// with their defaults (`track("e")`, `trackScreen("home")`, `reset()`), forwarding every
+/// argument to the conformer's method; they read the same on the client and on an
+/// `any AnalyticsTracking`. A conformer implements the requirements themselves: the
+/// extension's forms are their defaults only, and call back into them.
 ///
 /// Every requirement must be safe to call from any thread, task or actor, and the synchronous
 /// ones must return at once, as the client's do.
 public protocol AnalyticsTracking: Sendable {
-    /// Records one event now; see ``SimpleDataLogsClient/track(_:properties:)``.
+    /// Records one event; see ``SimpleDataLogsClient/track(_:properties:at:eventID:deviceID:)``.
     /// - Parameters:
     ///   - name: The event's name.
     ///   - properties: The event's own properties.
-    func track(_ name: String, properties: [String: PropertyValue])
-
-    /// Records an event that happened earlier; see ``SimpleDataLogsClient/track(_:properties:at:eventID:)``.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - date: When it happened.
-    ///   - eventID: A stable id, so that a resend counts once, or `nil` for a fresh one.
-    func track(_ name: String, properties: [String: PropertyValue], at date: Date, eventID: UUID?)
-
-    /// Records an event now with your own id; see ``SimpleDataLogsClient/track(_:properties:eventID:)``.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - eventID: A stable id.
-    func track(_ name: String, properties: [String: PropertyValue], eventID: UUID)
-
-    /// Records an event for one device; see ``SimpleDataLogsClient/track(_:properties:deviceID:eventID:at:)``.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - deviceID: The device this event is about.
-    ///   - eventID: A stable id, or `nil` for a fresh one.
     ///   - date: When it happened, or `nil` for now.
-    func track(_ name: String, properties: [String: PropertyValue], deviceID: String, eventID: UUID?, at date: Date?)
+    ///   - eventID: A stable id, so that a resend counts once, or `nil` for a fresh one.
+    ///   - deviceID: The device this event is about, or `nil` for the one set for all events.
+    func track(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?)
 
     /// Records a `screen_view` with a `screen` property; see ``SimpleDataLogsClient/trackScreen(_:properties:)``.
     /// - Parameters:
@@ -94,51 +75,31 @@ public protocol AnalyticsTracking: Sendable {
 }
 
 extension AnalyticsTracking {
-    /// Records one event now, with no properties of its own.
-    /// - Parameter name: The event's name.
-    public func track(_ name: String) {
-        track(name, properties: [:])
-    }
-
-    /// Records an event that happened earlier, with a fresh id.
+    /// Records one event; every argument but the name may be left out. Forwards to the
+    /// requirement, so it does what the conformer's method does.
     /// - Parameters:
     ///   - name: The event's name.
     ///   - properties: The event's own properties.
-    ///   - date: When it happened.
-    public func track(_ name: String, properties: [String: PropertyValue] = [:], at date: Date) {
-        track(name, properties: properties, at: date, eventID: nil)
+    ///   - date: When it happened, or `nil` for now.
+    ///   - eventID: A stable id, or `nil` for a fresh one.
+    ///   - deviceID: The device this event is about, or `nil` for the one set for all events.
+    public func track(
+        _ name: String, properties: [String: PropertyValue] = [:], at date: Date? = nil, eventID: UUID? = nil, deviceID: String? = nil
+    ) {
+        track(name, properties: properties, at: date, eventID: eventID, deviceID: deviceID)
     }
 
-    /// Records an event now with your own id, with no properties of its own.
+    /// Records a `screen_view` with a `screen` property; forwards to the requirement.
     /// - Parameters:
-    ///   - name: The event's name.
-    ///   - eventID: A stable id.
-    public func track(_ name: String, eventID: UUID) {
-        track(name, properties: [:], eventID: eventID)
+    ///   - screen: The screen's name.
+    ///   - properties: More properties.
+    public func trackScreen(_ screen: String, properties: [String: PropertyValue] = [:]) {
+        trackScreen(screen, properties: properties)
     }
 
-    /// Records an event for one device, now, with a fresh id.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - deviceID: The device this event is about.
-    public func track(_ name: String, properties: [String: PropertyValue] = [:], deviceID: String) {
-        track(name, properties: properties, deviceID: deviceID, eventID: nil, at: nil)
-    }
-
-    /// Records a `screen_view` with a `screen` property and nothing else.
-    /// - Parameter screen: The screen's name.
-    public func trackScreen(_ screen: String) {
-        trackScreen(screen, properties: [:])
-    }
-
-    /// Forgets who was using the app, with no next user named yet.
-    public func reset() {
-        reset(deviceID: nil)
-    }
-
-    /// The same as `setEnabled(false)`.
-    public func disable() {
-        setEnabled(false)
+    /// Forgets who was using the app; forwards to the requirement.
+    /// - Parameter deviceID: The next user's anonymous id, or `nil` for none yet.
+    public func reset(deviceID: String? = nil) {
+        reset(deviceID: deviceID)
     }
 }

@@ -51,42 +51,18 @@ public enum SimpleDataLogs {
         shared.configure(configuration)
     }
 
-    /// Records one event now. Returns at once, from any thread or actor.
+    /// Records one event; see ``SimpleDataLogsClient/track(_:properties:at:eventID:deviceID:)``.
+    /// Returns at once, from any thread or actor.
     /// - Parameters:
     ///   - name: The event's name.
     ///   - properties: The event's own properties.
-    public static func track(_ name: String, properties: [String: PropertyValue] = [:]) {
-        shared.track(name, properties: properties)
-    }
-
-    /// Records an event that happened earlier; see ``SimpleDataLogsClient/track(_:properties:at:eventID:)``.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - date: When it happened, up to 3,650 days back.
-    ///   - eventID: A stable id, so that a resend counts once.
-    public static func track(_ name: String, properties: [String: PropertyValue] = [:], at date: Date, eventID: UUID? = nil) {
-        shared.track(name, properties: properties, at: date, eventID: eventID)
-    }
-
-    /// Records an event now with your own id, so that a resend is counted once.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - eventID: A stable id.
-    public static func track(_ name: String, properties: [String: PropertyValue] = [:], eventID: UUID) {
-        shared.track(name, properties: properties, eventID: eventID)
-    }
-
-    /// Records an event for one device; see ``SimpleDataLogsClient/track(_:properties:deviceID:eventID:at:)``.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - deviceID: The device this event is about.
-    ///   - eventID: A stable id, or `nil` for a fresh one.
-    ///   - date: When it happened, or `nil` for now.
-    public static func track(_ name: String, properties: [String: PropertyValue] = [:], deviceID: String, eventID: UUID? = nil, at date: Date? = nil) {
-        shared.track(name, properties: properties, deviceID: deviceID, eventID: eventID, at: date)
+    ///   - date: When it happened (up to 3,650 days back), or `nil` for now.
+    ///   - eventID: A stable id, so that a resend counts once, or `nil` for a fresh one.
+    ///   - deviceID: The device this event is about, or `nil` for ``setDeviceID(_:)``'s.
+    public static func track(
+        _ name: String, properties: [String: PropertyValue] = [:], at date: Date? = nil, eventID: UUID? = nil, deviceID: String? = nil
+    ) {
+        shared.track(name, properties: properties, at: date, eventID: eventID, deviceID: deviceID)
     }
 
     /// Records a `screen_view` with a `screen` property.
@@ -113,11 +89,6 @@ public enum SimpleDataLogs {
     /// - Parameter enabled: Whether to collect.
     public static func setEnabled(_ enabled: Bool) {
         shared.setEnabled(enabled)
-    }
-
-    /// The same as `setEnabled(false)`.
-    public static func disable() {
-        shared.disable()
     }
 
     /// Sends everything now and returns when that attempt ends; undelivered events stay on disk.

@@ -15,7 +15,7 @@ extension SimpleDataLogsClient {
     /// Records one event, waiting while the backlog of events not yet written is full, or while
     /// the outbox is at its caps, instead of skipping it or making the caps evict an older one:
     /// back-pressure for importers, batch jobs and request handlers that can afford to wait.
-    /// Plain ``track(_:properties:)`` never waits.
+    /// Plain ``track(_:properties:at:eventID:deviceID:)`` never waits.
     ///
     /// It suspends (holding no thread) until the journal and the outbox make room (the outbox
     /// makes room as the ingest takes batches) or `timeLimit` passes on the client's clock, then

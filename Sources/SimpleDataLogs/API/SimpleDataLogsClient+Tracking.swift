@@ -1,45 +1,32 @@
 public import Foundation
 
 extension SimpleDataLogsClient {
-    /// Records one event now. Returns at once, from any thread or actor.
+    /// Records one event. Returns at once, from any thread or actor: the event is stamped and
+    /// queued under a short lock, and the SDK's own threads do the rest.
+    ///
+    /// Every argument but the name is optional:
+    ///
+    /// ```swift
+    /// client.track("screenshot_taken", properties: ["type": "area"])
+    /// client.track("onboarding_step", properties: ["step": "welcome"], at: step.completedAt, eventID: step.id)
+    /// client.track("invoice_paid", properties: ["plan": "pro"], deviceID: request.deviceID)
+    /// ```
+    ///
     /// - Parameters:
     ///   - name: The event's name: 1 to 200 UTF-8 bytes, no control characters.
-    ///   - properties: The event's own properties; they win over the default properties.
-    public func track(_ name: String, properties: [String: PropertyValue] = [:]) {
-        record(name, properties: properties, at: nil, eventID: nil, deviceID: nil)
-    }
-
-    /// Records an event that happened earlier, with its real time.
-    ///
-    /// `date` may be up to 3,650 days back; older events are dropped with a log line, and a
-    /// future time is sent as now. Back-dated events never move sessions.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - date: When it happened.
-    ///   - eventID: A stable id, so that the same event sent twice counts once.
-    public func track(_ name: String, properties: [String: PropertyValue] = [:], at date: Date, eventID: UUID? = nil) {
-        record(name, properties: properties, at: date, eventID: eventID, deviceID: nil)
-    }
-
-    /// Records an event now with your own id, so that a resend is counted once.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - eventID: A stable id.
-    public func track(_ name: String, properties: [String: PropertyValue] = [:], eventID: UUID) {
-        record(name, properties: properties, at: nil, eventID: eventID, deviceID: nil)
-    }
-
-    /// Records an event for one device, for servers that track for many: `deviceID` wins over
-    /// ``setDeviceID(_:)`` and over ``withDeviceID(_:operation:)`` for this event alone.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - deviceID: The device this event is about.
-    ///   - eventID: A stable id, or `nil` for a fresh one.
-    ///   - date: When it happened, or `nil` for now.
-    public func track(_ name: String, properties: [String: PropertyValue] = [:], deviceID: String, eventID: UUID? = nil, at date: Date? = nil) {
+    ///   - properties: The event's own properties; they win over a scope's
+    ///     (``withProperties(_:isolation:operation:)``) and over the default properties.
+    ///   - date: When it happened, or `nil` for now. Up to 3,650 days back; older events are
+    ///     dropped with a log line, a future time is sent as now, and a back-dated event never
+    ///     moves sessions.
+    ///   - eventID: A stable id, so that the same event sent twice counts once (a resend, a
+    ///     webhook handled twice), or `nil` for a fresh one.
+    ///   - deviceID: The device this event is about, for servers that track for many: it wins over
+    ///     ``setDeviceID(_:)`` and ``withDeviceID(_:operation:)`` for this event alone. `nil`:
+    ///     the device id those set.
+    public func track(
+        _ name: String, properties: [String: PropertyValue] = [:], at date: Date? = nil, eventID: UUID? = nil, deviceID: String? = nil
+    ) {
         record(name, properties: properties, at: date, eventID: eventID, deviceID: deviceID)
     }
 

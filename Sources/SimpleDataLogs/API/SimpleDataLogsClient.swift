@@ -345,11 +345,6 @@ public final class SimpleDataLogsClient: Sendable {
         intake.enqueue(.setEnabled(enabled))
     }
 
-    /// The same as `setEnabled(false)`.
-    public func disable() {
-        setEnabled(false)
-    }
-
     // MARK: Reading state
 
     /// What happened to every event so far. See ``DeliveryCounters`` for the conservation law.
@@ -357,8 +352,9 @@ public final class SimpleDataLogsClient: Sendable {
         CounterSource(intake: intake, stages: stageCounters).counters
     }
 
-    /// How far the journal has come: the events that would survive `kill -9`.
-    public var journalWatermark: JournalWatermark {
+    /// How far the journal has come: the events that would survive `kill -9`. For the package's
+    /// own tools and tests (`sdl send`); apps read ``counters``.
+    package var journalWatermark: JournalWatermark {
         state.withLock { $0.pipeline }?.outbox.watermark ?? JournalWatermark()
     }
 

@@ -2,79 +2,57 @@
 /// to add to a metrics system's counters (swift-metrics' `Counter.increment(by:)`, a Prometheus
 /// counter).
 ///
-/// Only counters that never go down are here. The gauges (events pending on disk or in memory,
-/// set aside now) go up and down and are recorded as they stand, from the snapshot itself.
+/// The counters are ``DeliveryCounters``' own, read by name on the increments
+/// (`added.delivered`, `added.evictedByCaps`), so there is one list of counters, not two. The
+/// gauges go up and down and are recorded as they stand, from the snapshot itself: here
+/// `pendingInMemory` and `pendingOnDisk` are 0, and `setAside` is what `setAsideInTotal` gained
+/// (batches set aside since `previous`), as is `setAsideInTotal`.
 ///
 /// A snapshot taken from another client, or older than `previous`, gives no negative amount:
 /// each increment is at least zero.
+@dynamicMemberLookup
 public struct MetricIncrements: Sendable, Hashable {
-    /// Events taken by `track()` (and by autocapture). See ``DeliveryCounters/tracked``.
-    public var tracked = 0
-    /// Events found on disk at launch. See ``DeliveryCounters/recovered``.
-    public var recovered = 0
-    /// Events skipped because the backlog was full. See ``DeliveryCounters/skippedBacklog``.
-    public var skippedBacklog = 0
-    /// Events dropped by validation. See ``DeliveryCounters/invalid``.
-    public var invalid = 0
-    /// Events a middleware step dropped. See ``DeliveryCounters/droppedByMiddleware``.
-    public var droppedByMiddleware = 0
-    /// Events dropped before `configure`. See ``DeliveryCounters/droppedBeforeConfigure``.
-    public var droppedBeforeConfigure = 0
-    /// Events dropped when shutdown's time limit ran out before the middleware steps.
-    /// See ``DeliveryCounters/droppedAtShutdown``.
-    public var droppedAtShutdown = 0
-    /// Unsent events deleted by the opt-out. See ``DeliveryCounters/deletedByOptOut``.
-    public var deletedByOptOut = 0
-    /// Events evicted by the outbox's caps. See ``DeliveryCounters/evictedByCaps``.
-    public var evictedByCaps = 0
-    /// Events the ingest listed in `rejected`. See ``DeliveryCounters/rejectedByIngest``.
-    public var rejectedByIngest = 0
-    /// Events too large to send. See ``DeliveryCounters/droppedTooLarge``.
-    public var droppedTooLarge = 0
-    /// Events in batches set aside after a 400 or 415, counted each time a batch is set aside.
-    /// See ``DeliveryCounters/setAsideInTotal``; the gauge is ``MetricSnapshot/setAside``.
-    public var setAside = 0
-    /// Events whose batch file vanished. See ``DeliveryCounters/lostFromDisk``.
-    public var lostFromDisk = 0
-    /// Events the ingest accepted. See ``DeliveryCounters/delivered``.
-    public var delivered = 0
-    /// `track()` calls made while collection was off. See ``DeliveryCounters/ignoredWhileDisabled``.
-    public var ignoredWhileDisabled = 0
-    /// `track()` calls made after shutdown. See ``DeliveryCounters/ignoredAfterShutdown``.
-    public var ignoredAfterShutdown = 0
-    /// Events kept without the device id they were given. See ``DeliveryCounters/clearedDeviceIDs``.
-    public var clearedDeviceIDs = 0
-    /// Damaged records skipped at launch. See ``DeliveryCounters/damagedRecords``.
-    public var damagedRecords = 0
-    /// Requests the ingest answered. See ``MetricSnapshot/requestsAnswered``.
-    public var requestsAnswered = 0
+    /// What each counter gained; see the type's comment for the gauges.
+    public var counters: DeliveryCounters
+    /// Answers heard from the ingest (see ``MetricSnapshot/requestsAnswered``).
+    public var requestsAnswered: Int
 
-    /// No increments at all.
-    public init() {}
+    /// Increments of the given amounts; none by default.
+    /// - Parameters:
+    ///   - counters: What each counter gained.
+    ///   - requestsAnswered: Answers heard.
+    public init(counters: DeliveryCounters = DeliveryCounters(), requestsAnswered: Int = 0) {
+        self.counters = counters
+        self.requestsAnswered = requestsAnswered
+    }
 
-    /// The increments from `previous` to `current`, none below zero.
+    /// One counter's increment, by its name in ``DeliveryCounters``.
+    public subscript<Value>(dynamicMember counter: KeyPath<DeliveryCounters, Value>) -> Value {
+        counters[keyPath: counter]
+    }
+
+    /// The monotonic counters, each one's gain computed the same way. (Made per call: key paths
+    /// are not `Sendable`, so a static list would need an unchecked opt-out; snapshots come
+    /// seconds apart.)
+    private static var monotonic: [WritableKeyPath<DeliveryCounters, Int>] { [
+        \.tracked, \.recovered, \.skippedBacklog, \.invalid, \.droppedByMiddleware, \.droppedBeforeConfigure,
+        \.droppedAtShutdown, \.deletedByOptOut, \.evictedByCaps, \.rejectedByIngest, \.droppedTooLarge,
+        \.setAsideInTotal, \.lostFromDisk, \.delivered, \.ignoredWhileDisabled, \.ignoredAfterShutdown,
+        \.clearedDeviceIDs, \.damagedRecords,
+    ] }
+
     init(from previous: MetricSnapshot, to current: MetricSnapshot) {
         let before = previous.counters
         let now = current.counters
-        func gained(_ counter: KeyPath<DeliveryCounters, Int>) -> Int { max(0, now[keyPath: counter] - before[keyPath: counter]) }
-        tracked = gained(\.tracked)
-        recovered = gained(\.recovered)
-        skippedBacklog = gained(\.skippedBacklog)
-        invalid = gained(\.invalid)
-        droppedByMiddleware = gained(\.droppedByMiddleware)
-        droppedBeforeConfigure = gained(\.droppedBeforeConfigure)
-        droppedAtShutdown = gained(\.droppedAtShutdown)
-        deletedByOptOut = gained(\.deletedByOptOut)
-        evictedByCaps = gained(\.evictedByCaps)
-        rejectedByIngest = gained(\.rejectedByIngest)
-        droppedTooLarge = gained(\.droppedTooLarge)
-        setAside = gained(\.setAsideInTotal)
-        lostFromDisk = gained(\.lostFromDisk)
-        delivered = gained(\.delivered)
-        ignoredWhileDisabled = gained(\.ignoredWhileDisabled)
-        ignoredAfterShutdown = gained(\.ignoredAfterShutdown)
-        clearedDeviceIDs = gained(\.clearedDeviceIDs)
-        damagedRecords = gained(\.damagedRecords)
-        requestsAnswered = max(0, current.requestsAnswered - previous.requestsAnswered)
+        var gained = DeliveryCounters()
+        for counter in Self.monotonic {
+            gained[keyPath: counter] = max(0, now[keyPath: counter] - before[keyPath: counter])
+        }
+        gained.setAside = gained.setAsideInTotal
+        for (step, count) in now.droppedByStep {
+            let added = count - (before.droppedByStep[step] ?? 0)
+            if added > 0 { gained.droppedByStep[step] = added }
+        }
+        self.init(counters: gained, requestsAnswered: max(0, current.requestsAnswered - previous.requestsAnswered))
     }
 }

@@ -77,9 +77,10 @@ struct MetricSnapshotRulesTests {
         later.pendingOnDisk -= 100
         let second = MetricSnapshot(counters: later, requestsAnswered: 17, lastRoundTrip: .milliseconds(45))
         var expected = MetricIncrements()
-        expected.tracked = 30
-        expected.delivered = 40
-        expected.setAside = 2
+        expected.counters.tracked = 30
+        expected.counters.delivered = 40
+        expected.counters.setAside = 2
+        expected.counters.setAsideInTotal = 2
         expected.requestsAnswered = 2
         #expect(second.increments(since: first) == expected, "the gauges are not in the increments; everything else gained nothing")
         #expect(second.increments(since: second) == MetricIncrements())

@@ -49,7 +49,7 @@ struct AnalyticsTrackingTests {
         #expect(tracker.events.first?.properties == ["screen": "welcome"], "the screen view as the client makes it; no defaults merged")
     }
 
-    @Test("the short forms forward to the requirements with the client's defaults")
+    @Test("the defaulted forms forward every argument to the requirements, on an any AnalyticsTracking as on the client")
     func shortFormsForward() async {
         let tracker = RecordingTracker()
         let analytics: any AnalyticsTracking = tracker
@@ -61,9 +61,10 @@ struct AnalyticsTrackingTests {
         analytics.track("backdated_id", properties: [:], at: date, eventID: id)
         analytics.track("own_id", eventID: id)
         analytics.track("for_device", deviceID: "d")
-        analytics.track("for_device_full", properties: [:], deviceID: "d", eventID: id, at: date)
+        analytics.track("for_device_full", properties: [:], at: date, eventID: id, deviceID: "d")
         analytics.trackScreen("home")
-        analytics.disable()
+        analytics.reset()
+        analytics.setEnabled(false)
         analytics.setEnabled(true)
         let flushed = await analytics.flush()
         #expect(tracker.calls == [
@@ -75,6 +76,7 @@ struct AnalyticsTrackingTests {
             .track(.init("for_device", deviceID: "d")),
             .track(.init("for_device_full", deviceID: "d", eventID: id, date: date)),
             .trackScreen("home", properties: [:]),
+            .reset(deviceID: nil),
             .setEnabled(false),
             .setEnabled(true),
             .flush,

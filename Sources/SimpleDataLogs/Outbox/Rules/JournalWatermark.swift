@@ -1,14 +1,14 @@
-public import Foundation
+package import Foundation
 
 /// How far the journal has come: what is on disk and would survive `kill -9`.
-public struct JournalWatermark: Sendable, Hashable {
+package struct JournalWatermark: Sendable, Hashable {
     /// Events written to the journal since the client started.
-    public var eventsWritten: Int
+    package var eventsWritten: Int
     /// The id of the latest event written, if any.
-    public var latestEventID: UUID?
+    package var latestEventID: UUID?
 
     /// Creates a watermark.
-    public init(eventsWritten: Int = 0, latestEventID: UUID? = nil) {
+    package init(eventsWritten: Int = 0, latestEventID: UUID? = nil) {
         self.eventsWritten = eventsWritten
         self.latestEventID = latestEventID
     }
