@@ -99,6 +99,19 @@ struct CLIIngestTests {
         #expect(console.errors.contains("Is 203.0.113.7 an address of this machine? `--host 0.0.0.0`"), "\(console.errors)")
     }
 
+    @Test("Docs/sdl.md names every option `sdl ingest --help` lists, and no feature the tool has as \"not implemented\"")
+    func docsNameEveryOption() async throws {
+        let (status, console) = await sdl("ingest", "--help")
+        #expect(status == 0)
+        let options = Set(console.output.matches(of: /--[a-z][a-z-]+/).map { String($0.output) }).subtracting(["--help"])
+        #expect(options.contains("--host"))
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardized
+        let doc = try String(contentsOf: root.appendingPathComponent("Docs/sdl.md"), encoding: .utf8)
+        let row = try #require(doc.split(separator: "\n").first { $0.hasPrefix("| `sdl ingest") })
+        #expect(options.filter { !row.contains($0) }.isEmpty, "Docs/sdl.md's sdl ingest row lacks \(options.filter { !row.contains($0) }.sorted())")
+        #expect(!doc.contains("not implemented"))
+    }
+
     @Test("a port in use: exit 1 and what to type instead")
     func portInUse() async throws {
         let other = try LocalIngest()

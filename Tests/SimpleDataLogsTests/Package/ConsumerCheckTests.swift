@@ -79,6 +79,10 @@ struct ReleaseFilesTests {
     func versionsAgree() throws {
         let version = SimpleDataLogsVersion.current
         #expect(try text("README.md").contains(#".upToNextMinor(from: "\#(version)")"#))
+        // One install line: GettingStarted shows the same dependency as the README.
+        let line = #".package(url: "https://github.com/XKD-Labs/simpledatalogs-swift", .upToNextMinor(from: "\#(version)")),"#
+        #expect(try text("README.md").contains(line))
+        #expect(try text("Sources/SimpleDataLogs/SimpleDataLogs.docc/GettingStarted.md").contains(line), "GettingStarted's install line differs from README's")
         let changelog = try text("CHANGELOG.md")
         let newest = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## [") })
         #expect(newest.hasPrefix("## [\(version)]"), "\(newest)")
