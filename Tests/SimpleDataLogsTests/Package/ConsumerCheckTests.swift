@@ -53,6 +53,20 @@ struct ConsumerCheckTests {
         #expect(named == (try Self.manifestTargets()))
     }
 
+    @Test("README's app quick start is run by the check: the manifest builds it from the extracted init(), the script extracts it and judges the device id")
+    func readmeQuickStartIsRun() throws {
+        let manifest = try text(Self.consumer + "/Package.swift")
+        #expect(manifest.contains(#".executableTarget(\#n            name: "ReadmeQuickStart""#))
+        let script = try text("scripts/consumer-check.sh")
+        #expect(script.contains("python3 scripts/readme-quick-start.py --self-test"))
+        #expect(script.contains(#"grep -q '"device_id":"[^"]'"#))
+        // The harness adds one event and one flush, and never a device id of its own.
+        let harness = try text(Self.consumer + "/ReadmeQuickStart/Harness.swift")
+        #expect(!harness.contains("setDeviceID") && !harness.contains("usesInstallID") && !harness.contains("deviceID:"))
+        #expect(harness.components(separatedBy: "SimpleDataLogs.flush()").count == 2, "one flush")
+        #expect(try text(".gitignore").contains("Tests/Consumer/ReadmeQuickStart/main.swift"), "the extracted file is never committed")
+    }
+
     @Test("the consumer's code reaches for no escape hatch a real app would need only if the API were wrong")
     func noEscapeHatches() throws {
         let code = try text(Self.consumer + "/" + Self.shared).split(separator: "\n")
