@@ -60,11 +60,9 @@ struct CLIIngestTests {
         #expect(console.errors.contains("POST /v1/events") && console.errors.contains("→ 503 (unavailable, from --fail)"))
     }
 
-    @Test("--host 0.0.0.0 prints the URLs a phone can use, and takes an event sent to this machine's network address")
+    @Test("--host 0.0.0.0 prints the URLs a phone can use, and takes an event sent to this machine's network address", LocalIngestHostTests.hasNetworkAddress)
     func everyInterface() async throws {
-        let folder = TemporaryDirectory("sdl-ingest")
-        defer { folder.remove() }
-        let address = try #require(NetworkAddresses.reachableFromTheNetwork().first?.address, "this machine has no non-loopback IPv4 address to try")
+        let address = try #require(LocalIngestHostTests.networkAddress)
         let (status, console) = try await withIngest(["--host", "0.0.0.0"]) { port in
             // `sdl send` refuses plain HTTP to a host that is not loopback, as the SDK does; the
             // app's side of that is `allowsInsecureHTTP`, tested with the endpoint rules.
