@@ -4,7 +4,7 @@ import SimpleDataLogsTesting
 /// `sdl ingest`: the local ingest as a long-running development server.
 package enum IngestCommand {
     static let help = """
-        Usage: sdl ingest [--port 4001] [--key KEY] [--latency-ms N] [--fail STATUS:COUNT] [--json]
+        Usage: sdl ingest [--port 4001] [--host ADDRESS] [--key KEY] [--latency-ms N] [--fail STATUS:COUNT] [--json]
 
         Runs a local ingest at http://localhost:4001 (events go to /v1/events) that speaks the
         SimpleDataLogs ingest contract: point an app at it with endpoint http://localhost:4001.
@@ -12,7 +12,10 @@ package enum IngestCommand {
         or refused request with the reason, on standard error. Ctrl-C prints a summary and exits 0.
 
         Options:
-          --port N            the port on 127.0.0.1 (default 4001; 0 picks a free one)
+          --port N            the port (default 4001; 0 picks a free one)
+          --host ADDRESS      the IPv4 address to listen on (default 127.0.0.1: this machine only);
+                              0.0.0.0 listens on every interface, so a phone on the same network can
+                              send to it, and prints the URLs to use
           --key KEY           accept only this key (default: any sdl_pub_… or sdl_sec_… key)
           --latency-ms N      wait N milliseconds before every answer
           --fail STATUS:COUNT answer the first COUNT requests with STATUS (e.g. 503:10)
@@ -61,19 +64,23 @@ package enum IngestCommand {
         let ingest: LocalIngest
         do {
             ingest = try LocalIngest(configuration: LocalIngest.Configuration(
-                port: options.port, requiredKey: options.key, addedLatency: .milliseconds(options.latencyMilliseconds)
+                port: options.port, host: options.host, requiredKey: options.key, addedLatency: .milliseconds(options.latencyMilliseconds)
             ))
         } catch {
             console.err("sdl ingest: \(error)")
             console.err("  Is another server on port \(options.port)? Type `sdl ingest --port \(options.port + 1)`, or `--port 0` for any free port.")
+            if options.host != "0.0.0.0", !NetworkAddresses.isLoopback(options.host) {
+                console.err("  Is \(options.host) an address of this machine? `--host 0.0.0.0` listens on all of them.")
+            }
             return ExitCode.failure
         }
         if let status = options.failStatus {
             ingest.script(Array(repeating: .status(status), count: options.failCount))
         }
         let keyNote = options.key.map { "only key \(IngestKey.redacted($0))" } ?? "any sdl_pub_/sdl_sec_ key"
-        let host = options.port == 0 ? "127.0.0.1" : "localhost"
-        console.err("sdl ingest: listening on http://\(host):\(ingest.port) (POST /v1/events, \(keyNote)); stop with Ctrl-C")
+        for line in listeningLines(host: options.host, port: ingest.port, requestedPort: options.port, keyNote: keyNote) {
+            console.err(line)
+        }
         if let status = options.failStatus { console.err("  the first \(options.failCount) requests get \(status)") }
         onListening(ingest.port)
         await serve(ingest, options: options, console: console, until: stop)
@@ -82,6 +89,40 @@ package enum IngestCommand {
         let statuses = summary.byStatus.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
         console.err("sdl ingest: stopped. \(summary.requests) requests (\(statuses.isEmpty ? "none" : statuses)), \(summary.accepted) events counted, \(summary.duplicates) duplicates, \(summary.rejected) rejected.")
         return ExitCode.success
+    }
+
+    /// Where the ingest listens, as the lines it prints at start: the URL for this machine and,
+    /// beyond loopback, the URLs a phone on the same network can use.
+    /// - Parameters:
+    ///   - host: The address listened on.
+    ///   - port: The port bound.
+    ///   - requestedPort: The port asked for (0: the system's choice, shown as 127.0.0.1).
+    ///   - keyNote: Which keys are accepted.
+    ///   - interfaces: This machine's addresses beyond loopback.
+    /// - Returns: The lines, in order.
+    package static func listeningLines(
+        host: String, port: Int, requestedPort: Int, keyNote: String,
+        interfaces: [NetworkAddresses.Interface] = NetworkAddresses.reachableFromTheNetwork()
+    ) -> [String] {
+        if NetworkAddresses.isLoopback(host) {
+            let shown = requestedPort == 0 || host != "127.0.0.1" ? host : "localhost"
+            return ["sdl ingest: listening on http://\(shown):\(port) (POST /v1/events, \(keyNote)); stop with Ctrl-C"]
+        }
+        var lines: [String]
+        var network: [String]
+        if host == "0.0.0.0" {
+            lines = ["sdl ingest: listening on every interface, port \(port) (POST /v1/events, \(keyNote)); stop with Ctrl-C",
+                     "  from this machine (and the iOS Simulator): http://127.0.0.1:\(port)"]
+            network = interfaces.map { "  from a phone on the same network: http://\($0.address):\(port) (\($0.name))" }
+            if network.isEmpty { network = ["  this machine has no network address besides loopback: a phone cannot reach it yet"] }
+        } else {
+            lines = ["sdl ingest: listening on http://\(host):\(port) (POST /v1/events, \(keyNote)); stop with Ctrl-C"]
+            network = []
+        }
+        // Plain HTTP to an address that is not loopback: the SDK refuses it unless told, and iOS
+        // needs an App Transport Security exception; say so where the URL is read.
+        network.append("  an app sending here needs allowsInsecureHTTP (plain HTTP) and, on iOS, an App Transport Security exception: see Docs/sdl.md")
+        return lines + network
     }
 
     /// Prints as things arrive until `stop` returns, then prints what is left.

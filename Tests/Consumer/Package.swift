@@ -13,6 +13,11 @@
 //   actor; conformances may be isolated). They remove some diagnostics and could add others,
 //   so both variants are built.
 // The SDK is compiled once, with its own settings, for all three.
+//
+// ReadmeQuickStart is README.md's app quick start run for real: the body of its App's init(),
+// extracted by scripts/readme-quick-start.py into ReadmeQuickStart/main.swift (generated, not in
+// git), compiled as an app's target is in Xcode 26 (Swift 6, main actor by default) and run by
+// scripts/consumer-check.sh against `sdl ingest`.
 import PackageDescription
 
 let sdk: Target.Dependency = .product(name: "SimpleDataLogs", package: "SimpleDataLogs")
@@ -41,6 +46,12 @@ let package = Package(
                 .swiftLanguageMode(.v6), .defaultIsolation(MainActor.self),
                 .enableUpcomingFeature("NonisolatedNonsendingByDefault"), .enableUpcomingFeature("InferIsolatedConformances"),
             ]
+        ),
+        .executableTarget(
+            name: "ReadmeQuickStart",
+            dependencies: [sdk],
+            path: "ReadmeQuickStart",
+            swiftSettings: [.swiftLanguageMode(.v6), .defaultIsolation(MainActor.self)]
         ),
     ]
 )

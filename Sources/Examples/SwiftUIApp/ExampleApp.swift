@@ -5,13 +5,21 @@
 #if canImport(SwiftUI)
 import SwiftUI
 #endif
+import Foundation
 import SimpleDataLogs
 
 @main
 struct ExampleApp: App {
     init() {
         // Once, at launch: not in a view's onAppear, which runs again and again.
-        SimpleDataLogs.configure(ingestKey: "sdl_pub_…", autocapture: .all)
+        #if DEBUG
+        // Debug builds send to `swift run sdl ingest --port 4001` on this Mac (and from the iOS Simulator).
+        let endpoint = URL(string: "http://127.0.0.1:4001")!
+        #else
+        let endpoint = SimpleDataLogsClient.Configuration.defaultEndpoint
+        #endif
+        // usesInstallID: every event carries a device id, a random one the SDK keeps for this install.
+        SimpleDataLogs.configure(ingestKey: "sdl_pub_…", endpoint: endpoint, autocapture: .all, usesInstallID: true)
     }
 
     var body: some Scene {

@@ -3,6 +3,8 @@ import SimpleDataLogs
 /// `sdl ingest`'s command line, checked.
 struct IngestOptions: Sendable, Equatable {
     var port = 4001
+    /// The IPv4 address to listen on: this machine only by default; `0.0.0.0` for a phone.
+    var host = "127.0.0.1"
     var key: String?
     var latencyMilliseconds = 0
     /// Answer the first `count` requests with `status`.
@@ -10,7 +12,7 @@ struct IngestOptions: Sendable, Equatable {
     var failCount = 0
     var json = false
 
-    static let valued: Set<String> = ["--port", "--key", "--latency-ms", "--fail"]
+    static let valued: Set<String> = ["--port", "--host", "--key", "--latency-ms", "--fail"]
     static let flags: Set<String> = ["--json"]
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
@@ -22,6 +24,12 @@ struct IngestOptions: Sendable, Equatable {
                 throw UsageError("--port must be a number from 0 to 65535, not \(text).", hint: "Type `sdl ingest --port 4001` (0 picks a free port).")
             }
             self.port = port
+        }
+        if let host = parsed.value("--host") {
+            guard NetworkAddresses.isIPv4(host) else {
+                throw UsageError("--host must be an IPv4 address such as 0.0.0.0 (every interface) or 192.168.1.20, not \(host).", hint: "Type `sdl ingest --host 0.0.0.0` so that a phone on the same network can reach it.")
+            }
+            self.host = host
         }
         if let key = parsed.value("--key") {
             guard IngestKey.kind(of: key) != nil else {

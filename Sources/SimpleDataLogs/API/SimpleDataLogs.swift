@@ -28,6 +28,9 @@ public enum SimpleDataLogs {
     ///   - activity: Whether events carry `app_state` and `engaged_ms`.
     ///   - logLevel: The lowest level logged (`SDL_LOG_LEVEL` wins when set).
     ///   - storageDirectory: The outbox folder, or `nil` for the default.
+    ///   - usesInstallID: Whether events for which the app sets no device id carry an install id
+    ///     the SDK keeps with the outbox; off by default. See
+    ///     ``SimpleDataLogsClient/Configuration/usesInstallID``.
     public static func configure(
         ingestKey: String,
         endpoint: URL = SimpleDataLogsClient.Configuration.defaultEndpoint,
@@ -36,12 +39,13 @@ public enum SimpleDataLogs {
         crashReasonRedaction: CrashReasonRedaction = .none,
         activity: ActivityTracking = .on,
         logLevel: LogLevel = .warning,
-        storageDirectory: URL? = nil
+        storageDirectory: URL? = nil,
+        usesInstallID: Bool = false
     ) {
         shared.configure(
             ingestKey: ingestKey, endpoint: endpoint, autocapture: autocapture, sessionMode: sessionMode,
             crashReasonRedaction: crashReasonRedaction, activity: activity, logLevel: logLevel,
-            storageDirectory: storageDirectory
+            storageDirectory: storageDirectory, usesInstallID: usesInstallID
         )
     }
 

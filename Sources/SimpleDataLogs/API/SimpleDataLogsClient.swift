@@ -277,6 +277,8 @@ public final class SimpleDataLogsClient: Sendable {
     ///   - activity: Whether events carry `app_state` and `engaged_ms`.
     ///   - logLevel: The lowest level logged.
     ///   - storageDirectory: The outbox folder, or `nil` for the default.
+    ///   - usesInstallID: Whether events for which the app sets no device id carry an install id
+    ///     the SDK keeps; off by default. See ``Configuration/usesInstallID``.
     public func configure(
         ingestKey: String,
         endpoint: URL = Configuration.defaultEndpoint,
@@ -285,13 +287,16 @@ public final class SimpleDataLogsClient: Sendable {
         crashReasonRedaction: CrashReasonRedaction = .none,
         activity: ActivityTracking = .on,
         logLevel: LogLevel = .warning,
-        storageDirectory: URL? = nil
+        storageDirectory: URL? = nil,
+        usesInstallID: Bool = false
     ) {
-        configure(Configuration(
+        var configuration = Configuration(
             ingestKey: ingestKey, endpoint: endpoint, autocapture: autocapture, sessionMode: sessionMode,
             crashReasonRedaction: crashReasonRedaction, activity: activity, logLevel: logLevel,
             storageDirectory: storageDirectory
-        ))
+        )
+        configuration.usesInstallID = usesInstallID
+        configure(configuration)
     }
 
     private func checkKey(_ key: String, logger: SDKLogger) {

@@ -17,11 +17,12 @@ enum FreshPort {
     /// Every port a `LocalIngest` has listened on in this process.
     private static let used = Locked<Set<Int>>([])
 
-    /// Opens a listener on 127.0.0.1:`port`; for 0, on a port this process has not used.
+    /// Opens a listener on `address`:`port` (127.0.0.1 unless asked); for port 0, on a port this
+    /// process has not used.
     /// - Throws: ``Socket/Failure`` when binding fails, or 256 system choices in a row were used.
-    static func listen(port: Int) throws -> (descriptor: Int32, port: Int) {
+    static func listen(port: Int, address: UInt32 = Socket.loopback) throws -> (descriptor: Int32, port: Int) {
         guard port == 0 else {
-            let listener = try Socket.listenOnLoopback(port: port)
+            let listener = try Socket.openListener(port: port, address: address)
             used.withLock { _ = $0.insert(listener.port) }
             return listener
         }
@@ -30,7 +31,7 @@ enum FreshPort {
         var refused: [Int32] = []
         defer { for descriptor in refused { close(descriptor) } }
         for _ in 0..<256 {
-            let (descriptor, candidate) = try Socket.bindLoopback(port: 0)
+            let (descriptor, candidate) = try Socket.bindAddress(port: 0, address: address)
             let isFresh = used.withLock { $0.insert(candidate).inserted }
             guard isFresh else {
                 refused.append(descriptor)

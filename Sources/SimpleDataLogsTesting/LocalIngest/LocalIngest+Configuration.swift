@@ -3,9 +3,14 @@ public import SimpleDataLogs
 extension LocalIngest {
     /// How a ``LocalIngest`` listens, which keys it takes, its size limit and its standing faults.
     public struct Configuration: Sendable {
-        /// The TCP port on 127.0.0.1; `0` (the default) lets the system pick a free one, which
+        /// The TCP port; `0` (the default) lets the system pick a free one, which
         /// ``LocalIngest/port`` then reports.
         public var port: Int
+        /// The IPv4 address to listen on, in dotted form: `127.0.0.1` (the default) takes
+        /// connections from this machine only; `0.0.0.0` from every interface, so that a phone on
+        /// the same network can send to it; another address, from that interface only. Anything
+        /// else makes ``LocalIngest/init(configuration:)`` throw.
+        public var host: String
         /// The one key accepted; `nil` (the default) accepts any `sdl_pub_…` or `sdl_sec_…` key.
         public var requiredKey: String?
         /// The largest body accepted, counted after gzip decoding; larger bodies get 413. The
@@ -25,6 +30,7 @@ extension LocalIngest {
         /// Creates a configuration; every parameter has the contract's default.
         /// - Parameters:
         ///   - port: The port, or `0` for a free one.
+        ///   - host: The IPv4 address to listen on; `127.0.0.1` (this machine only) by default.
         ///   - requiredKey: The only key accepted, or `nil` for any well-formed key.
         ///   - maxBodyBytes: The body limit after decompression.
         ///   - addedLatency: Time added before every answer.
@@ -33,6 +39,7 @@ extension LocalIngest {
         ///   - wallClock: The clock for the `ts` window.
         public init(
             port: Int = 0,
+            host: String = "127.0.0.1",
             requiredKey: String? = nil,
             maxBodyBytes: Int = 262_144,
             addedLatency: Duration = .zero,
@@ -41,6 +48,7 @@ extension LocalIngest {
             wallClock: any WallClock = SystemWallClock()
         ) {
             self.port = port
+            self.host = host
             self.requiredKey = requiredKey
             self.maxBodyBytes = maxBodyBytes
             self.addedLatency = addedLatency

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// A real HTTP/1.1 ingest server on 127.0.0.1, speaking the server side of INGEST-API.md, for
+/// A real HTTP/1.1 ingest server on 127.0.0.1 (or the address ``Configuration/host`` names), speaking the server side of INGEST-API.md, for
 /// testing the SDK (or an app's analytics) over real sockets.
 ///
 /// ```swift
@@ -32,27 +32,34 @@ public final class LocalIngest: Sendable {
     private let storage: IngestStorage
     private let server: SocketServer
 
-    /// Binds 127.0.0.1 and starts serving at once.
-    /// - Parameter configuration: Port, key, size limit and standing faults.
-    /// - Throws: ``LocalIngestError`` when the port cannot be bound (for example, it is in use).
+    /// Binds 127.0.0.1 (or ``Configuration/host``) and starts serving at once.
+    /// - Parameter configuration: Address, port, key, size limit and standing faults.
+    /// - Throws: ``LocalIngestError`` when the host is not an IPv4 address or the port cannot be
+    ///   bound (for example, it is in use, or the address is not one of this machine's).
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
+        guard let address = Socket.ipv4Address(configuration.host) else {
+            throw LocalIngestError(message: "LocalIngest cannot listen on \"\(configuration.host)\": the host must be an IPv4 address such as 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).")
+        }
         storage = IngestStorage()
         let handler = IngestHandler(configuration: configuration, storage: storage)
         do {
-            server = try SocketServer(port: configuration.port, handler: handler)
+            server = try SocketServer(port: configuration.port, address: address, handler: handler)
         } catch {
-            throw LocalIngestError(message: "LocalIngest could not listen on 127.0.0.1:\(configuration.port): \(error)")
+            throw LocalIngestError(message: "LocalIngest could not listen on \(configuration.host):\(configuration.port): \(error)")
         }
         port = server.port
     }
 
     deinit { server.stop() }
 
-    /// The base URL to configure a client with: `http://127.0.0.1:PORT` (requests go to `/v1/events`).
+    /// The base URL to configure a client on this machine with: `http://127.0.0.1:PORT`, or the
+    /// address of ``Configuration/host`` when it names one interface (requests go to `/v1/events`).
     public var endpoint: URL {
+        // 0.0.0.0 is every interface, loopback included, but not an address to connect to.
+        let host = configuration.host == "0.0.0.0" ? "127.0.0.1" : configuration.host
         // Built from parts known to be valid, so this never fails; the fallback keeps it total.
-        URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
+        return URL(string: "http://\(host):\(port)") ?? URL(fileURLWithPath: "/")
     }
 
     /// Stops serving: closes the listener and every connection, and returns once the server's

@@ -25,11 +25,25 @@ enum Socket {
     private static let sendFlags: Int32 = 0
     #endif
 
-    /// Opens a TCP listener on 127.0.0.1 (loopback only, never a public interface).
-    /// - Parameter port: The port, or 0 for one the system picks.
+    /// 127.0.0.1 in host byte order: where every listener binds unless told otherwise.
+    static let loopback: UInt32 = 0x7F00_0001
+
+    /// The IPv4 address `text` spells in dotted form (`127.0.0.1`, `0.0.0.0`, `192.168.1.20`),
+    /// in host byte order; `nil` for anything else (a name, IPv6, a typo).
+    static func ipv4Address(_ text: String) -> UInt32? {
+        var address = in_addr()
+        guard inet_pton(AF_INET, text, &address) == 1 else { return nil }
+        return UInt32(bigEndian: address.s_addr)
+    }
+
+    /// Opens a TCP listener on `address` (127.0.0.1 unless asked: loopback only, never a public
+    /// interface by default).
+    /// - Parameters:
+    ///   - port: The port, or 0 for one the system picks.
+    ///   - address: The IPv4 address in host byte order; `0` (0.0.0.0) is every interface.
     /// - Returns: The descriptor and the port actually bound.
-    static func listenOnLoopback(port: Int) throws -> (descriptor: Int32, port: Int) {
-        let (descriptor, bound) = try bindLoopback(port: port)
+    static func openListener(port: Int, address: UInt32 = loopback) throws -> (descriptor: Int32, port: Int) {
+        let (descriptor, bound) = try bindAddress(port: port, address: address)
         try startListening(descriptor)
         return (descriptor, bound)
     }
@@ -43,11 +57,13 @@ enum Socket {
         }
     }
 
-    /// Binds a TCP socket to 127.0.0.1 without listening: it holds the port, and a connection
-    /// to it is refused.
-    /// - Parameter port: The port, or 0 for one the system picks.
+    /// Binds a TCP socket to `address` (127.0.0.1 unless asked) without listening: it holds the
+    /// port, and a connection to it is refused.
+    /// - Parameters:
+    ///   - port: The port, or 0 for one the system picks.
+    ///   - address: The IPv4 address in host byte order.
     /// - Returns: The descriptor and the port actually bound.
-    static func bindLoopback(port: Int) throws -> (descriptor: Int32, port: Int) {
+    static func bindAddress(port: Int, address host: UInt32 = loopback) throws -> (descriptor: Int32, port: Int) {
         guard (0...65_535).contains(port) else { throw Failure(call: "bind (port \(port) out of range)", code: EINVAL) }
         let descriptor = socket(AF_INET, streamType, 0)
         guard descriptor >= 0 else { throw Failure(call: "socket", code: errno) }
@@ -57,14 +73,14 @@ enum Socket {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port)).bigEndian
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian  // 127.0.0.1
+        address.sin_addr.s_addr = in_addr_t(host).bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0 else {
             let code = errno
             close(descriptor)
-            throw Failure(call: "bind 127.0.0.1:\(port)", code: code)
+            throw Failure(call: "bind \(dotted(host)):\(port)", code: code)
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -77,6 +93,11 @@ enum Socket {
             throw Failure(call: "getsockname", code: code)
         }
         return (descriptor, Int(UInt16(bigEndian: actual.sin_port)))
+    }
+
+    /// `address` (host byte order) in dotted form, for messages.
+    static func dotted(_ address: UInt32) -> String {
+        "\(address >> 24).\((address >> 16) & 0xFF).\((address >> 8) & 0xFF).\(address & 0xFF)"
     }
 
     /// Accepts one connection, close-on-exec; `nil` on a transient failure.

@@ -31,8 +31,8 @@ final class SocketServer: Sendable {
     private let threads = DispatchGroup()
     private let stopped = Locked(false)
 
-    /// Binds 127.0.0.1:`port` and starts the accepting thread.
-    init(port: Int, handler: IngestHandler) throws {
+    /// Binds `address`:`port` (127.0.0.1 unless asked) and starts the accepting thread.
+    init(port: Int, address: UInt32 = Socket.loopback, handler: IngestHandler) throws {
         let (reader, writer) = try Socket.pair()
         let release: (reader: Int32, writer: Int32)
         do {
@@ -43,7 +43,7 @@ final class SocketServer: Sendable {
             throw error
         }
         do {
-            (listener, self.port) = try FreshPort.listen(port: port)
+            (listener, self.port) = try FreshPort.listen(port: port, address: address)
         } catch {
             for descriptor in [reader, writer, release.reader, release.writer] { close(descriptor) }
             throw error

@@ -34,6 +34,9 @@ struct CLIArgumentTests {
         (["ingest", "--fail", "often"], "--fail takes STATUS:COUNT", "--fail 503:10"),
         (["ingest", "--latency-ms", "-5"], "--latency-ms must be", "--latency-ms 300"),
         (["ingest", "--key", "nope"], "--key must be an ingest key", "sdl_pub_"),
+        (["ingest", "--host", "localhost"], "--host must be an IPv4 address", "sdl ingest --host 0.0.0.0"),
+        (["ingest", "--host", "192.168.1"], "--host must be an IPv4 address", "sdl ingest --host 0.0.0.0"),
+        (["ingest", "--host"], "--host needs a value", "sdl ingest --host VALUE"),
         (["outbox", "/a", "/b"], "one folder at a time", "sdl outbox DIR"),
         (["demo", "--burst", "lots"], "--burst must be a number", "sdl demo --burst 3000"),
     ])

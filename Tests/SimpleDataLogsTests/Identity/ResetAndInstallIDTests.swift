@@ -92,6 +92,34 @@ struct ResetAndInstallIDTests {
         }
     }
 
+    @Test("configure(ingestKey:…, usesInstallID: true), the form the static façade forwards to: events carry the install id, the same on the next launch; left out, none")
+    func installIDFromTheShortConfigure() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        // The README's app quick start turns the install id on with this form, so a newcomer's
+        // events carry a device id without keeping one themselves. Each launch is a client shut
+        // down by hand: the scoped helper would remove the folder, and the id with it.
+        var ids: [String?] = []
+        for launch in ["first_launch", "second_launch"] {
+            let test = TestClient(configure: false, directory: directory)
+            test.client.configure(ingestKey: "sdl_pub_test0000000000", storageDirectory: directory.url, usesInstallID: true)
+            test.client.track(launch)
+            let events = try await test.flushedEvents()
+            await shutDown(test.client)
+            #expect(events.last?.name == launch)
+            ids.append(events.last?.deviceID)
+        }
+        let id = try #require(ids[0], "the short configure form sends no device id")
+        #expect(UUID(uuidString: id) != nil)
+        #expect(ids[1] == id, "the same install id on the next launch")
+        #expect(try String(contentsOfFile: directory.path + "/install-id", encoding: .utf8) == id + "\n")
+        try await withTestClient(configure: false) { test throws in
+            test.client.configure(ingestKey: "sdl_pub_test0000000000", storageDirectory: test.directory.url)
+            test.client.track("no_install_id")
+            #expect(try await test.flushedEvents().map(\.deviceID) == [nil], "off by default")
+        }
+    }
+
     @Test("an install id the folder refuses: an id for this run, one warning, and events still flow")
     func installIDRefused() async throws {
         let refusing = FaultInjectingFileSystem()

@@ -109,20 +109,22 @@ final class RawConnection {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int) throws {
-        descriptor = try Self.connected(port: port)
+    init(port: Int, host: String = "127.0.0.1") throws {
+        descriptor = try Self.connected(port: port, host: host)
     }
 
     deinit { close(descriptor) }
 
-    /// A socket connected to 127.0.0.1:`port`; on failure it is closed here and nothing is stored.
+    /// A socket connected to `host`:`port`; on failure it is closed here and nothing is stored.
     ///
     /// Why not open it into `descriptor` and close it when `connect` fails: a class whose stored
     /// properties are all set when its initializer throws is released, so `deinit` runs and closes
     /// the number again. By then another thread of this process may have been given that number
     /// for its own socket, which the second close then destroys (an ingest's connection, reset
     /// with a request unread; a stop socket, and `stop()` never returns).
-    private static func connected(port: Int) throws -> Int32 {
+    private static func connected(port: Int, host: String) throws -> Int32 {
+        var target = in_addr()
+        guard inet_pton(AF_INET, host, &target) == 1 else { throw Failure.connect }
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw Failure.connect }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -130,7 +132,7 @@ final class RawConnection {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port)).bigEndian
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        address.sin_addr = target
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

@@ -53,6 +53,20 @@ struct ConsumerCheckTests {
         #expect(named == (try Self.manifestTargets()))
     }
 
+    @Test("README's app quick start is run by the check: the manifest builds it from the extracted init(), the script extracts it and judges the device id")
+    func readmeQuickStartIsRun() throws {
+        let manifest = try text(Self.consumer + "/Package.swift")
+        #expect(manifest.contains(#".executableTarget(\#n            name: "ReadmeQuickStart""#))
+        let script = try text("scripts/consumer-check.sh")
+        #expect(script.contains("python3 scripts/readme-quick-start.py --self-test"))
+        #expect(script.contains(#"grep -q '"device_id":"[^"]'"#))
+        // The harness adds one event and one flush, and never a device id of its own.
+        let harness = try text(Self.consumer + "/ReadmeQuickStart/Harness.swift")
+        #expect(!harness.contains("setDeviceID") && !harness.contains("usesInstallID") && !harness.contains("deviceID:"))
+        #expect(harness.components(separatedBy: "SimpleDataLogs.flush()").count == 2, "one flush")
+        #expect(try text(".gitignore").contains("Tests/Consumer/ReadmeQuickStart/main.swift"), "the extracted file is never committed")
+    }
+
     @Test("the consumer's code reaches for no escape hatch a real app would need only if the API were wrong")
     func noEscapeHatches() throws {
         let code = try text(Self.consumer + "/" + Self.shared).split(separator: "\n")
@@ -79,6 +93,10 @@ struct ReleaseFilesTests {
     func versionsAgree() throws {
         let version = SimpleDataLogsVersion.current
         #expect(try text("README.md").contains(#".upToNextMinor(from: "\#(version)")"#))
+        // One install line: GettingStarted shows the same dependency as the README.
+        let line = #".package(url: "https://github.com/XKD-Labs/simpledatalogs-swift", .upToNextMinor(from: "\#(version)")),"#
+        #expect(try text("README.md").contains(line))
+        #expect(try text("Sources/SimpleDataLogs/SimpleDataLogs.docc/GettingStarted.md").contains(line), "GettingStarted's install line differs from README's")
         let changelog = try text("CHANGELOG.md")
         let newest = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## [") })
         #expect(newest.hasPrefix("## [\(version)]"), "\(newest)")

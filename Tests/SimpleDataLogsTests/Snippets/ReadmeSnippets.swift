@@ -12,20 +12,31 @@ struct SnippetRequest: Sendable {
 /// What the samples call the request's handler.
 func handle(_ request: SnippetRequest) async throws {}
 
-// README.md, "Quick start: an app".
+// README.md, "Quick start: an app" (its App is Sources/Examples/SwiftUIApp/ExampleApp.swift).
 func readmeAppQuickStart() {
-    // At launch: the opt-out first (here a setting the app keeps), then default properties, then the key.
+    // In init(), before configure: the opt-out first (here a setting the app keeps), then default properties.
     SimpleDataLogs.setEnabled(UserDefaults.standard.object(forKey: "shareUsageStatistics") as? Bool ?? true)
     SimpleDataLogs.setDefaultProperties(["app_version": "1.1.0", "distribution": "website"])
-    SimpleDataLogs.configure(ingestKey: "sdl_pub_…", autocapture: .all)
 
     // Anywhere, from any thread or actor; it returns at once.
     SimpleDataLogs.track("screenshot_taken", properties: ["type": "area"])
 }
 
-// README.md, "Quick start: an app", against a local ingest.
-func readmeAppLocalIngest() {
-    SimpleDataLogs.configure(ingestKey: "sdl_pub_local_test", endpoint: URL(string: "http://127.0.0.1:4001")!)
+// README.md, "From a phone on the same network": the App's init() for a physical device.
+struct ReadmePhoneApp {
+    init() {
+        #if DEBUG
+        // Your Mac's address, as `sdl ingest --host 0.0.0.0` prints it.
+        var configuration = SimpleDataLogsClient.Configuration(
+            ingestKey: "sdl_pub_…", endpoint: URL(string: "http://192.168.1.20:4001")!, autocapture: .all,
+            allowsInsecureHTTP: true
+        )
+        #else
+        var configuration = SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_…", autocapture: .all)
+        #endif
+        configuration.usesInstallID = true
+        SimpleDataLogs.configure(configuration)
+    }
 }
 
 // README.md, "Quick start: a server".
@@ -67,7 +78,12 @@ func gettingStartedTrack() {
 }
 
 func gettingStartedLocalIngest() {
-    SimpleDataLogs.configure(ingestKey: "sdl_pub_dev", endpoint: URL(string: "http://localhost:4001")!)
+    #if DEBUG
+    let endpoint = URL(string: "http://127.0.0.1:4001")!
+    #else
+    let endpoint = SimpleDataLogsClient.Configuration.defaultEndpoint
+    #endif
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_…", endpoint: endpoint, autocapture: .all, usesInstallID: true)
 }
 
 // SimpleDataLogs.md (the catalog's landing page).
