@@ -118,14 +118,9 @@ public final class RecordingTracker: AnalyticsTracking {
     // MARK: AnalyticsTracking
 
     /// Records ``Call/track(_:)`` with what was passed.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - date: When it happened, if given.
-    ///   - eventID: Its id, if given.
-    ///   - deviceID: Its device id, if given.
-    public func track(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?) {
-        record(.track(TrackedEvent(name, properties: properties, deviceID: deviceID, eventID: eventID, date: date)))
+    /// - Parameter call: The `track` call's arguments.
+    public func record(_ call: TrackCall) {
+        record(.track(TrackedEvent(call.name, properties: call.properties, deviceID: call.deviceID, eventID: call.eventID, date: call.date)))
     }
 
     /// Records ``Call/trackScreen(_:properties:)``.

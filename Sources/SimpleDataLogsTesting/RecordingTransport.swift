@@ -23,8 +23,8 @@ public import SimpleDataLogs
 ///
 /// What needs a socket becomes a thrown ``TransportError``, as a network transport would throw it:
 /// ``ScriptedAnswer/closeBeforeReading`` and ``ScriptedAnswer/dropResponseAfterCounting`` throw
-/// ``TransportError/Kind/other`` (the second after counting the events), and
-/// ``refuseConnections(_:)`` makes every request throw ``TransportError/Kind/cannotConnect``
+/// ``SimpleDataLogs/SimpleDataLogs/TransportError/Kind/other`` (the second after counting the events), and
+/// ``refuseConnections(_:)`` makes every request throw ``SimpleDataLogs/SimpleDataLogs/TransportError/Kind/cannotConnect``
 /// until it is switched back: an ingest that is down, or a device offline.
 ///
 /// Delays (``ScriptedAnswer/delay``, `addedLatency`) and the key's `keyLiveAfter` run on the
@@ -85,9 +85,9 @@ public final class RecordingTransport: Transport {
     /// Answers `request` as the ingest would, and records it.
     /// - Parameter request: The request the uploader built.
     /// - Returns: The ingest's answer: 202 with the tally, or the status a rule or the script chose.
-    /// - Throws: ``TransportError``: ``TransportError/Kind/cannotConnect`` while refusing
-    ///   connections, ``TransportError/Kind/other`` for a scripted closed connection,
-    ///   ``TransportError/Kind/cancelled`` when the calling task is cancelled.
+    /// - Throws: ``TransportError``: ``SimpleDataLogs/SimpleDataLogs/TransportError/Kind/cannotConnect`` while refusing
+    ///   connections, ``SimpleDataLogs/SimpleDataLogs/TransportError/Kind/other`` for a scripted closed connection,
+    ///   ``SimpleDataLogs/SimpleDataLogs/TransportError/Kind/cancelled`` when the calling task is cancelled.
     public func send(_ request: UploadRequest) async throws -> UploadResponse {
         try Self.checkCancellation()
         let refused: Bool = state.withLock { state in
@@ -167,7 +167,7 @@ public final class RecordingTransport: Transport {
     /// Makes the key live now, ending `keyLiveAfter` early.
     public func makeKeyLive() { storage.makeKeyLive() }
 
-    /// Refuses every request from now on with ``TransportError/Kind/cannotConnect`` (nothing is
+    /// Refuses every request from now on with ``SimpleDataLogs/SimpleDataLogs/TransportError/Kind/cannotConnect`` (nothing is
     /// recorded but the count, ``refusedConnections``), or stops refusing.
     /// - Parameter refusing: `true` for an ingest that is down or a device offline; `false` to
     ///   answer again.

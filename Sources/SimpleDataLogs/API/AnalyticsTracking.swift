@@ -21,30 +21,26 @@ public import Foundation
 /// }
 /// ```
 ///
-/// The requirements are the synchronous calls that record something (``track(_:properties:at:eventID:deviceID:)``,
-/// ``trackScreen(_:properties:)``, ``setDeviceID(_:)``, ``setDefaultProperties(_:)``,
+/// The requirements are the synchronous calls that record something (``record(_:)``, behind every
+/// `track`, ``trackScreen(_:properties:)``, ``setDeviceID(_:)``, ``setDefaultProperties(_:)``,
 /// ``setEnabled(_:)``, ``reset(deviceID:)``) and ``flush()``; none of them reaches the client's
 /// internals, so a fake implements seven small methods. What only the owner of a client does (`configure`,
 /// `shutdown`, `run`, the counters and reports) is not part of it: code that tracks should not
 /// also decide when the client stops.
 ///
-/// Requirements cannot carry default arguments, so the extension declares the same three calls
-/// with their defaults (`track("e")`, `trackScreen("home")`, `reset()`), forwarding every
-/// argument to the conformer's method; they read the same on the client and on an
-/// `any AnalyticsTracking`. A conformer implements the requirements themselves: the
-/// extension's forms are their defaults only, and call back into them.
+/// Code calls ``track(_:properties:at:eventID:deviceID:)``, which the extension declares with its
+/// defaults and which hands the arguments to ``record(_:)`` as a ``TrackCall``. The requirement
+/// has another name on purpose: a requirement spelled like the defaulted `track` would take the
+/// extension's method as its default implementation, and a conformer that forgot it would call
+/// itself forever; a distinct requirement is one the compiler makes every conformer write.
 ///
 /// Every requirement must be safe to call from any thread, task or actor, and the synchronous
 /// ones must return at once, as the client's do.
 public protocol AnalyticsTracking: Sendable {
-    /// Records one event; see ``SimpleDataLogsClient/track(_:properties:at:eventID:deviceID:)``.
-    /// - Parameters:
-    ///   - name: The event's name.
-    ///   - properties: The event's own properties.
-    ///   - date: When it happened, or `nil` for now.
-    ///   - eventID: A stable id, so that a resend counts once, or `nil` for a fresh one.
-    ///   - deviceID: The device this event is about, or `nil` for the one set for all events.
-    func track(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?)
+    /// Records one `track` call; see ``SimpleDataLogsClient/track(_:properties:at:eventID:deviceID:)``.
+    /// Code calls ``track(_:properties:at:eventID:deviceID:)``; conformers implement this.
+    /// - Parameter call: The call's arguments, as passed.
+    func record(_ call: TrackCall)
 
     /// Records a `screen_view` with a `screen` property; see ``SimpleDataLogsClient/trackScreen(_:properties:)``.
     /// - Parameters:
@@ -75,8 +71,8 @@ public protocol AnalyticsTracking: Sendable {
 }
 
 extension AnalyticsTracking {
-    /// Records one event; every argument but the name may be left out. Forwards to the
-    /// requirement, so it does what the conformer's method does.
+    /// Records one event; every argument but the name may be left out. Hands the arguments to
+    /// ``record(_:)``, so it does what the conformer's method does.
     /// - Parameters:
     ///   - name: The event's name.
     ///   - properties: The event's own properties.
@@ -86,20 +82,17 @@ extension AnalyticsTracking {
     public func track(
         _ name: String, properties: [String: PropertyValue] = [:], at date: Date? = nil, eventID: UUID? = nil, deviceID: String? = nil
     ) {
-        track(name, properties: properties, at: date, eventID: eventID, deviceID: deviceID)
+        record(TrackCall(name, properties: properties, at: date, eventID: eventID, deviceID: deviceID))
     }
 
-    /// Records a `screen_view` with a `screen` property; forwards to the requirement.
-    /// - Parameters:
-    ///   - screen: The screen's name.
-    ///   - properties: More properties.
-    public func trackScreen(_ screen: String, properties: [String: PropertyValue] = [:]) {
-        trackScreen(screen, properties: properties)
+    /// Records a `screen_view` with a `screen` property and nothing else.
+    /// - Parameter screen: The screen's name.
+    public func trackScreen(_ screen: String) {
+        trackScreen(screen, properties: [:])
     }
 
-    /// Forgets who was using the app; forwards to the requirement.
-    /// - Parameter deviceID: The next user's anonymous id, or `nil` for none yet.
-    public func reset(deviceID: String? = nil) {
-        reset(deviceID: deviceID)
+    /// Forgets who was using the app, with no next user named yet.
+    public func reset() {
+        reset(deviceID: nil)
     }
 }

@@ -80,7 +80,7 @@ extension SimpleDataLogsClient {
         ///   - sessionMode: When sessions end; ``SessionMode/activation`` by default.
         ///   - crashReasonRedaction: How much of a crash reason is sent; word for word by default.
         ///   - activity: Whether events carry `app_state` and `engaged_ms`; on by default.
-        ///   - logLevel: The lowest level logged; ``LogLevel/warning`` by default.
+        ///   - logLevel: The lowest level logged; ``SimpleDataLogs/SimpleDataLogs/LogLevel/warning`` by default.
         ///   - storageDirectory: The outbox folder, or `nil` for the default.
         ///   - appID: The app's id for the default storage folder.
         ///   - batchSize: Events per batch, 1 to 1,000; 50 by default.

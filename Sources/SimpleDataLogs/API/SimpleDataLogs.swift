@@ -9,6 +9,12 @@ public import Foundation
 /// SimpleDataLogs.track("screenshot_taken", properties: ["type": "area"])
 /// ```
 ///
+/// The façade has the product's calls (configure, track, screens, device id, default properties,
+/// the opt-out, reset, flush, shutdown, the counters). Everything else a client does is one word
+/// away, on the same client: `SimpleDataLogs.shared.timed(…)`, `.withProperties(…)`,
+/// `.withDeviceID(…)`, `.setOffline(_:)`, `.reportActivity(_:)`, `.deliveryReports()`,
+/// `.metricSnapshots()`.
+///
 /// The default client is the package's only global. It is created on first use and lives for the
 /// rest of the process; its tasks are owned by its pipeline, which ``shutdown(timeLimit:)`` ends.
 public enum SimpleDataLogs {
@@ -95,6 +101,12 @@ public enum SimpleDataLogs {
         shared.setEnabled(enabled)
     }
 
+    /// Forgets who was using the app, for a logout; see ``SimpleDataLogsClient/reset(deviceID:)``.
+    /// - Parameter deviceID: The next user's anonymous id, or `nil` for none.
+    public static func reset(deviceID: String? = nil) {
+        shared.reset(deviceID: deviceID)
+    }
+
     /// Sends everything now and returns when that attempt ends; undelivered events stay on disk.
     /// - Returns: What was delivered and what remains.
     @discardableResult
@@ -123,43 +135,7 @@ public enum SimpleDataLogs {
         await shared.shutdown(timeLimit: timeLimit)
     }
 
-    /// Runs `operation` with `deviceID` on every event it tracks; see
-    /// ``SimpleDataLogsClient/withDeviceID(_:isolation:operation:)``.
-    /// - Parameters:
-    ///   - deviceID: The device the work is for.
-    ///   - isolation: The caller's actor, inherited so `operation` needs not be `Sendable`.
-    ///   - operation: The work.
-    /// - Returns: What `operation` returns.
-    public static func withDeviceID<Result>(
-        _ deviceID: String,
-        isolation: isolated (any Actor)? = #isolation,
-        operation: () async throws -> Result
-    ) async rethrows -> Result {
-        try await shared.withDeviceID(deviceID, isolation: isolation, operation: operation)
-    }
-
     /// What happened to every event so far.
     public static var counters: DeliveryCounters { shared.counters }
 
-    /// Reports a change in whether someone is using the app; see
-    /// ``SimpleDataLogsClient/reportActivity(_:)``.
-    /// - Parameter activity: What changed, now.
-    public static func reportActivity(_ activity: ActivityEvent) {
-        shared.reportActivity(activity)
-    }
-
-    /// Reports of what happens to each batch; see ``SimpleDataLogsClient/deliveryReports(bufferingNewest:)``.
-    /// - Parameter limit: How many reports to hold for a slow reader.
-    /// - Returns: The reports.
-    public static func deliveryReports(bufferingNewest limit: Int = 1_000) -> DeliveryReports {
-        shared.deliveryReports(bufferingNewest: limit)
-    }
-
-    /// The counters as snapshots, at once and then on change, for a metrics system; see
-    /// ``SimpleDataLogsClient/metricSnapshots(every:)``.
-    /// - Parameter interval: How often the counters are read; 10 seconds by default.
-    /// - Returns: The snapshots, until ``shutdown(timeLimit:)``.
-    public static func metricSnapshots(every interval: Duration = .seconds(10)) -> MetricSnapshots {
-        shared.metricSnapshots(every: interval)
-    }
 }

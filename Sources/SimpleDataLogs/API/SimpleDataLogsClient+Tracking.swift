@@ -30,6 +30,13 @@ extension SimpleDataLogsClient {
         record(name, properties: properties, at: date, eventID: eventID, deviceID: deviceID)
     }
 
+    /// Records one `track` call made through ``AnalyticsTracking``: the same as
+    /// ``track(_:properties:at:eventID:deviceID:)`` with its arguments.
+    /// - Parameter call: The call's arguments.
+    public func record(_ call: TrackCall) {
+        record(call.name, properties: call.properties, at: call.date, eventID: call.eventID, deviceID: call.deviceID)
+    }
+
     /// Records a `screen_view` with a `screen` property.
     /// - Parameters:
     ///   - screen: The screen's name.

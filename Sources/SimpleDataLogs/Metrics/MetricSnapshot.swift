@@ -35,7 +35,7 @@ public struct MetricSnapshot: Sendable, Hashable, CustomStringConvertible {
     public var pendingInMemory: Int { counters.pendingInMemory }
 
     /// A gauge: events in batches set aside now (kept on disk, not sent). Its counter is
-    /// ``MetricIncrements/setAside``.
+    /// ``DeliveryCounters/setAsideInTotal``.
     public var setAside: Int { counters.setAside }
 
     /// What each monotonic counter gained since `previous`: the amounts to add to a metrics

@@ -8,7 +8,7 @@ import os
 ///
 /// Every line reaches it at its own level, whatever `logLevel` says (``filtering`` is
 /// ``LogFiltering/byPlatform``): the unified log keeps or drops debug lines by its own settings,
-/// so the `log stream` command works with the default configuration. Only ``LogLevel/off``
+/// so the `log stream` command works with the default configuration. Only ``SimpleDataLogs/SimpleDataLogs/LogLevel/off``
 /// silences it.
 public struct OSLogSink: LogSink {
     private let logger = Logger(subsystem: SimpleDataLogs.logSubsystem, category: "sdk")

@@ -6,24 +6,30 @@
 import Foundation
 import SimpleDataLogs
 
+/// The app's own `Transport` and `LogLevel`, named like the SDK's: the SDK's stay reachable as
+/// `SimpleDataLogs.Transport` and `SimpleDataLogs.LogLevel` (the façade's namespace), which the
+/// sink and the transport below use.
+protocol Transport { func connect() }
+enum LogLevel { case verbose }
+
 /// A custom sink, as an app that routes the SDK's lines into its own logging writes it.
-struct AppLogSink: LogSink {
-    func log(_ level: LogLevel, _ message: String) {
+struct AppLogSink: SimpleDataLogs.LogSink {
+    func log(_ level: SimpleDataLogs.LogLevel, _ message: String) {
         print("[analytics] \(level): \(message)")
     }
 }
 
 /// A sink that wants every line, leaving the filtering to its own back end.
-struct UnfilteredLogSink: LogSink {
+struct UnfilteredLogSink: SimpleDataLogs.LogSink {
     var filtering: LogFiltering { .byPlatform }
 
-    func log(_ level: LogLevel, _ message: String) {
+    func log(_ level: SimpleDataLogs.LogLevel, _ message: String) {
         print(message)
     }
 }
 
 /// A transport of the app's own (a proxy, a test double): the SDK calls it off the main actor.
-struct AppTransport: Transport {
+struct AppTransport: SimpleDataLogs.Transport {
     let underlying = URLSessionTransport()
 
     func send(_ request: UploadRequest) async throws -> UploadResponse {
@@ -58,7 +64,7 @@ final class AppAnalytics {
 
         // Reports read on the main actor, updating main-actor state.
         reportsTask = Task {
-            for await report in SimpleDataLogs.deliveryReports() {
+            for await report in SimpleDataLogs.shared.deliveryReports() {
                 if case .delivered(_, let delivered, _) = report {
                     self.deliveredEvents += delivered
                 }
@@ -84,8 +90,8 @@ final class AppAnalytics {
 
     /// From the app's lifecycle hooks on a platform without the SDK's adapters.
     func didBecomeActive() {
-        SimpleDataLogs.reportActivity(.foreground)
-        SimpleDataLogs.reportActivity(.userInput)
+        SimpleDataLogs.shared.reportActivity(.foreground)
+        SimpleDataLogs.shared.reportActivity(.userInput)
     }
 
     /// A status line for a debug screen.
@@ -104,7 +110,7 @@ final class AppAnalytics {
 
     /// A scope in which every event carries another device's id (the shared client).
     func onBehalfOf(_ deviceID: String) async {
-        await SimpleDataLogs.withDeviceID(deviceID) {
+        SimpleDataLogs.shared.withDeviceID(deviceID) {
             SimpleDataLogs.track("shared_device_used")
         }
     }
@@ -192,8 +198,8 @@ func configureWithMiddleware(isExpensiveNetwork: Bool) async throws {
         },
     ]
     SimpleDataLogs.configure(configuration)
-    SimpleDataLogs.setOffline(isExpensiveNetwork)
-    let rows = try await SimpleDataLogs.timed("export_finished", properties: ["format": "csv"]) {
+    SimpleDataLogs.shared.setOffline(isExpensiveNetwork)
+    let rows = try await SimpleDataLogs.shared.timed("export_finished", properties: ["format": "csv"]) {
         try await Task.sleep(for: .milliseconds(1))
         return 3
     }
@@ -210,4 +216,25 @@ func configureWithMiddleware(isExpensiveNetwork: Bool) async throws {
 func logOut(from tracker: some AnalyticsTracking) {
     tracker.track("logged_out")
     tracker.reset()
+}
+
+/// Every call shape of the product doc, as it is written there: they must keep compiling.
+@MainActor
+func productDocCallShapes(eventName: String, parameters: [String: Any], step: (name: String, completedAt: Date, id: UUID)) async {
+    SimpleDataLogs.setEnabled(true)
+    SimpleDataLogs.setDeviceID("anonymous-device-id")
+    SimpleDataLogs.setDefaultProperties(["app_version": "1.1.0", "distribution": "website"])
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_…")
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_…", autocapture: .all)
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_…", autocapture: .all, sessionMode: .inactivityTimeout(minutes: 30))
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_…", autocapture: .all, crashReasonRedaction: .standard)
+    SimpleDataLogs.configure(ingestKey: "sdl_pub_…", endpoint: URL(string: "http://localhost:4001")!)
+    SimpleDataLogs.track("screenshot_taken", properties: ["type": "area"])
+    SimpleDataLogs.track("sync_finished", properties: ["app_state": "background"])
+    SimpleDataLogs.track("export_finished", properties: ["format": "png", "duration_ms": 412, "is_pro": true])
+    SimpleDataLogs.track(eventName, properties: parameters.compactMapValues(PropertyValue.init(bridging:)))
+    SimpleDataLogs.track("onboarding_step", properties: ["step": .string(step.name)], at: step.completedAt, eventID: step.id)
+    SimpleDataLogs.track("purchase", properties: ["plan": "pro"], eventID: step.id)
+    SimpleDataLogs.trackScreen("Settings")
+    await SimpleDataLogs.flushAndDisable()
 }

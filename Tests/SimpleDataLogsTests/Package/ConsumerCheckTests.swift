@@ -79,7 +79,12 @@ struct ConsumerCheckTests {
             "SimpleDataLogs.configure(ingestKey:", "SimpleDataLogs.track(", "SimpleDataLogs.setDeviceID(",
             "SimpleDataLogs.setDefaultProperties(", "SimpleDataLogs.setEnabled(", "SimpleDataLogsClient(",
             ".configure(.server(ingestKey:", "deviceID: deviceID)", ".withDeviceID(", "await analytics.flush()",
-            "await analytics.shutdown()", "deliveryReports(", ".counters", ": LogSink",
+            "await analytics.shutdown()", "deliveryReports(", ".counters", ": SimpleDataLogs.LogSink",
+            // The SDK's backend types reached through the façade's namespace, beside the app's own.
+            "protocol Transport", ": SimpleDataLogs.Transport", "SimpleDataLogs.LogLevel",
+            // The product doc's call shapes.
+            "at: step.completedAt, eventID: step.id)", "properties: [\"plan\": \"pro\"], eventID:", "SimpleDataLogs.trackScreen(",
+            "await SimpleDataLogs.flushAndDisable()",
         ]
         let missing = calls.filter { !code.contains($0) }
         #expect(missing.isEmpty, "Tests/Consumer/\(Self.shared) no longer calls \(missing)")

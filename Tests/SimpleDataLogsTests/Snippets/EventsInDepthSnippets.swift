@@ -62,7 +62,7 @@ func eventsInDepthInstallID() {
 
 // "Timed events".
 func eventsInDepthTimed() async throws -> Int {
-    let rows = try await SimpleDataLogs.timed("export_finished", properties: ["format": "csv"]) {
+    let rows = try await SimpleDataLogs.shared.timed("export_finished", properties: ["format": "csv"]) {
         try await exportRows()
     }
     return rows
@@ -79,5 +79,5 @@ func eventsInDepthRequest(analytics: SimpleDataLogsClient, request: TenantReques
 
 // "The offline switch".
 func networkChanged(isExpensive: Bool) {
-    SimpleDataLogs.setOffline(isExpensive)
+    SimpleDataLogs.shared.setOffline(isExpensive)
 }

@@ -35,7 +35,7 @@ package struct UploadRequestBuilder: Sendable {
     ///   - payloads: The sealed events, each one encoded JSON object, in batch order.
     ///   - sentAt: This try's wall-clock time in ms since the Unix epoch.
     ///   - gzip: Whether to compress the body. When zlib fails the body goes uncompressed, and the
-    ///     request says so (no `Content-Encoding`); read ``UploadRequest/isGzipped`` afterwards.
+    ///     request says so (no `Content-Encoding`); read ``SimpleDataLogs/SimpleDataLogs/UploadRequest/isGzipped`` afterwards.
     ///   - timeout: The transport's backstop timeout.
     /// - Returns: The request.
     package func request(batchID: UUID, payloads: [[UInt8]], sentAt: Int64, gzip: Bool, timeout: Duration = .seconds(30)) -> UploadRequest {
