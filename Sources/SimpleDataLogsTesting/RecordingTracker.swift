@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import SimpleDataLogs
 
 /// A fake ``AnalyticsTracking`` that records every call, in order, and sends nothing: for unit
@@ -39,36 +39,9 @@ public final class RecordingTracker: AnalyticsTracking {
         case flush
     }
 
-    /// What one `track` call (or a `trackScreen`, as its `screen_view`) asked for.
-    public struct TrackedEvent: Sendable, Hashable {
-        /// The event's name.
-        public var name: String
-        /// The properties passed with the call (no defaults merged).
-        public var properties: [String: PropertyValue]
-        /// The device id passed with the call, if any.
-        public var deviceID: String?
-        /// The event id passed with the call, if any.
-        public var eventID: UUID?
-        /// The time passed with the call (a back-dated event), if any.
-        public var date: Date?
-
-        /// Creates an expected event, to compare with ``RecordingTracker/events``.
-        /// - Parameters:
-        ///   - name: The event's name.
-        ///   - properties: The properties passed.
-        ///   - deviceID: The device id passed, if any.
-        ///   - eventID: The event id passed, if any.
-        ///   - date: The time passed, if any.
-        public init(
-            _ name: String, properties: [String: PropertyValue] = [:], deviceID: String? = nil, eventID: UUID? = nil, date: Date? = nil
-        ) {
-            self.name = name
-            self.properties = properties
-            self.deviceID = deviceID
-            self.eventID = eventID
-            self.date = date
-        }
-    }
+    /// What one `track` call (or a `trackScreen`, as its `screen_view`) asked for: the SDK's
+    /// ``TrackCall``, as ``AnalyticsTracking/record(_:)`` receives it.
+    public typealias TrackedEvent = TrackCall
 
     private struct State: Sendable {
         var calls: [Call] = []
@@ -120,7 +93,7 @@ public final class RecordingTracker: AnalyticsTracking {
     /// Records ``Call/track(_:)`` with what was passed.
     /// - Parameter call: The `track` call's arguments.
     public func record(_ call: TrackCall) {
-        record(.track(TrackedEvent(call.name, properties: call.properties, deviceID: call.deviceID, eventID: call.eventID, date: call.date)))
+        record(.track(call))
     }
 
     /// Records ``Call/trackScreen(_:properties:)``.

@@ -69,12 +69,12 @@ struct AnalyticsTrackingTests {
         let flushed = await analytics.flush()
         #expect(tracker.calls == [
             .track(.init("plain")),
-            .track(.init("backdated", date: date)),
-            .track(.init("backdated_props", properties: ["k": "v"], date: date)),
-            .track(.init("backdated_id", eventID: id, date: date)),
+            .track(.init("backdated", at: date)),
+            .track(.init("backdated_props", properties: ["k": "v"], at: date)),
+            .track(.init("backdated_id", at: date, eventID: id)),
             .track(.init("own_id", eventID: id)),
             .track(.init("for_device", deviceID: "d")),
-            .track(.init("for_device_full", deviceID: "d", eventID: id, date: date)),
+            .track(.init("for_device_full", at: date, eventID: id, deviceID: "d")),
             .trackScreen("home", properties: [:]),
             .reset(deviceID: nil),
             .setEnabled(false),
