@@ -46,7 +46,7 @@ package enum NetworkAddresses {
         var next = first
         while let entry = next {
             next = entry.pointee.ifa_next
-            let flags = Int32(bitPattern: entry.pointee.ifa_flags)
+            let flags = Int32(truncatingIfNeeded: entry.pointee.ifa_flags)
             guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0,
                   let socketAddress = entry.pointee.ifa_addr, socketAddress.pointee.sa_family == sa_family_t(AF_INET) else { continue }
             var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
@@ -55,7 +55,7 @@ package enum NetworkAddresses {
                 return inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
             }
             guard converted != nil else { continue }
-            let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(truncatingIfNeeded: $0) }, as: UTF8.self)
             found.append(Interface(name: String(cString: entry.pointee.ifa_name), address: address))
         }
         return found

@@ -21,6 +21,20 @@ func serverTrackPerEvent(analytics: SimpleDataLogsClient, request: SnippetReques
     analytics.track("order_placed", properties: ["total_cents": 1299], deviceID: request.deviceID)
 }
 
+// "One event, however many times it is handled".
+func serverDerivedEventID(analytics: SimpleDataLogsClient, webhook: SnippetWebhook) {
+    analytics.track(
+        "payment_succeeded", properties: ["plan": "pro"],
+        eventID: UUID(eventKey: webhook.id, in: "stripe"), deviceID: webhook.customerID
+    )
+}
+
+/// A webhook as a server framework decodes it, for the derived event id's sample.
+struct SnippetWebhook {
+    var id: String
+    var customerID: String
+}
+
 func serverTrackPerTask(analytics: SimpleDataLogsClient, request: SnippetRequest) async throws {
     try await analytics.withDeviceID(request.deviceID) {
         try await handle(request)   // every track in here carries request.deviceID
