@@ -20,3 +20,7 @@ docc convert Sources/SimpleDataLogs/SimpleDataLogs.docc \
     --output-path "$scratch/SimpleDataLogs.doccarchive" >/dev/null
 
 python3 scripts/check-doc-coverage.py "$graphs/SimpleDataLogs.symbols.json"
+# What the library adds to other modules' types (`UUID(eventKey:in:)` on Foundation's UUID) has a
+# graph of its own, `SimpleDataLogs@<module>`: documented too.
+find "$scratch" -path '*/symbolgraph/*' -name 'SimpleDataLogs@*.symbols.json' -print0 |
+    while IFS= read -r -d '' extension; do python3 scripts/check-doc-coverage.py "$extension" || exit 1; done
