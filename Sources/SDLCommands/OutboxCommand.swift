@@ -5,6 +5,7 @@ enum OutboxCommand {
     static let help = """
         Usage: sdl outbox [DIR] [--app-id NAME]
                sdl outbox requeue [DIR] [--app-id NAME]
+               sdl outbox drain [DIR] [--key KEY] [--endpoint URL] [--timeout SECONDS]   (see `sdl outbox drain --help`)
 
         Shows what an outbox folder holds, without changing it: each area and whether its lock is
         held (and by which process), the journal and batch files with their events, oldest and

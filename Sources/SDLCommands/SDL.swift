@@ -22,6 +22,8 @@ package enum SDL {
             return await DemoCommand.run(rest, console: console, environment: environment)
         case "send":
             return await SendCommand.run(rest, console: console, environment: environment)
+        case "outbox" where rest.first == "drain":
+            return await DrainCommand.run(Array(rest.dropFirst()), console: console, environment: environment)
         case "outbox":
             return OutboxCommand.run(rest, console: console, environment: environment)
         case "ingest":
@@ -42,6 +44,7 @@ package enum SDL {
           sdl ingest [--port 4001]      a local ingest server for development
           sdl outbox [DIR]              inspect an outbox folder without changing it
           sdl outbox requeue [DIR]      move set-aside batches back into the queue
+          sdl outbox drain [DIR]        deliver what earlier runs left, tracking nothing new
           sdl --version                 print the version
 
         Type `sdl COMMAND --help` for a command's options.

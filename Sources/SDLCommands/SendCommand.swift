@@ -64,7 +64,7 @@ enum SendCommand {
     /// event waits behind that recovery. When the limit passes first, the command says what is
     /// true: the event was never written (exit 69), and leaves. Once the event is written the
     /// command's own limits bound the rest, as they always did.
-    private static func send(_ options: SendOptions, console: any Console, environment: [String: String]) async -> Int32 {
+    static func send(_ options: SendOptions, console: any Console, environment: [String: String]) async -> Int32 {
         let clock = ContinuousClock()
         let start = clock.now
         // --verbose is SDL_LOG_LEVEL=debug for this client, whatever the environment says.
@@ -80,10 +80,16 @@ enum SendCommand {
         // of the command is bounded by its own limits (the flush's, shutdown's time limit); a
         // loaded machine may take a moment past them, and cutting in would misreport a delivery.
         // The journal's watermark counts what this client wrote; the new event is its only one.
-        if client.journalWatermark.eventsWritten > 0 { return await work.value }
+        if options.event != nil, client.journalWatermark.eventsWritten > 0 { return await work.value }
         let elapsed = LogFormat.duration(start.duration(to: clock.now))
         let root = options.storage?.path ?? OutboxInspector.defaultRoot(appID: "sdl", environment: environment)
         let folder = root.map(TerminalText.escaped) ?? "the outbox folder"
+        guard options.event != nil else {
+            // A drain writes nothing: past the limit it is still recovering, and keeps it all.
+            console.err("sdl outbox drain: not done when the timeout passed (\(elapsed)): the SDK was still recovering what earlier runs left in \(folder).")
+            console.err("  Nothing is lost; run it again with a longer --timeout.")
+            return ExitCode.tryAgainLater
+        }
         console.err("sdl send: the event was NOT written when the timeout passed (\(elapsed)): the SDK was still recovering what earlier runs left in \(folder).")
         console.err("  Nothing earlier runs left is lost (the next run goes on with it); send the event again with a longer --timeout.")
         return ExitCode.notWritten
@@ -100,7 +106,8 @@ enum SendCommand {
         ))
         let reports = client.deliveryReports()
         async let outcome = SendOutcome.collect(reports)
-        client.track(options.event, properties: options.properties)
+        if let event = options.event { client.track(event, properties: options.properties) }
+        let command = options.event == nil ? "sdl outbox drain" : "sdl send"
         // One try within the timeout; `flush` returns at once when its task is cancelled, and
         // the event is on disk either way.
         await withTimeLimit(options.timeout) { _ = await client.flush() }
@@ -113,44 +120,52 @@ enum SendCommand {
         let folder = root.map(TerminalText.escaped) ?? "the outbox folder"
         let earlier = counters.recovered > 0 ? " and \(counters.recovered) events earlier runs left" : ""
         // Events another key or endpoint left in the folder are not this send's: left alone, and said.
-        if let root { noteLeftForOthers(in: root, options: options, console: console) }
+        if let root { noteLeftForOthers(in: root, options: options, command: command, console: console) }
 
         if counters.pending > 0 {
             let why = said.lastProblem ?? "no answer from \(options.endpoint.absoluteString) within \(options.timeout)"
-            console.err("sdl send: not delivered yet (\(why)).")
-            console.err("  \(counters.pending) events are safe on disk in \(folder); the next `sdl send` with that storage folder sends them.")
+            console.err("\(command): not delivered yet (\(why)).")
+            console.err("  \(counters.pending) events are safe on disk in \(folder); the next `\(command)` with that storage folder sends them.")
             return ExitCode.tryAgainLater
         }
         if counters.invalid > 0 || counters.droppedTooLarge > 0 {
-            console.err("sdl send: the SDK dropped the event as invalid or too large; see the [SDK] lines above.")
+            console.err("\(command): the SDK dropped the event as invalid or too large; see the [SDK] lines above.")
             return ExitCode.failure
         }
         if !said.rejected.isEmpty {
-            console.err("sdl send: the ingest rejected \(said.rejected.count) events: \(said.rejected.joined(separator: "; ")).")
+            console.err("\(command): the ingest rejected \(said.rejected.count) events: \(said.rejected.joined(separator: "; ")).")
             return ExitCode.failure
         }
         if !said.setAside.isEmpty {
-            console.err("sdl send: the ingest refused a batch (\(said.setAside.joined(separator: "; "))); it is set aside in \(folder).")
+            console.err("\(command): the ingest refused a batch (\(said.setAside.joined(separator: "; "))); it is set aside in \(folder).")
             console.err("  After fixing the cause, `sdl outbox requeue \(folder)` queues it again.")
             return ExitCode.failure
         }
         // Success comes from what the ingest acknowledged, never from an empty queue: an event
         // that left the queue some other way (the caps, a vanished file) was not delivered.
         let dropped = counters.evictedByCaps + counters.lostFromDisk + counters.skippedBacklog + counters.deletedByOptOut
+        if options.event == nil, counters.recovered == 0, counters.delivered == 0 {
+            console.out("sdl outbox drain: nothing was waiting in \(folder) for this key and endpoint.")
+            return ExitCode.success
+        }
         guard counters.delivered > 0 else {
-            console.err("sdl send: the ingest acknowledged nothing; \(dropped) events left the outbox undelivered (see the [SDK] lines above).")
+            console.err("\(command): the ingest acknowledged nothing; \(dropped) events left the outbox undelivered (see the [SDK] lines above).")
             return ExitCode.failure
         }
         if dropped > 0 {
-            console.err("sdl send: note: \(dropped) events in \(folder) were dropped without delivery (the outbox's caps, or files deleted behind it); see the [SDK] lines above.")
+            console.err("\(command): note: \(dropped) events in \(folder) were dropped without delivery (the outbox's caps, or files deleted behind it); see the [SDK] lines above.")
         }
-        console.out("sdl send: delivered \(options.event)\(earlier) to \(options.endpoint.absoluteString).")
+        if options.event == nil {
+            console.out("sdl outbox drain: delivered the \(counters.delivered) events earlier runs left in \(folder) to \(options.endpoint.absoluteString).")
+        } else {
+            console.out("sdl send: delivered \(options.event ?? "")\(earlier) to \(options.endpoint.absoluteString).")
+        }
         return ExitCode.success
     }
 
     /// One line per area whose events wait for another key or endpoint (its `owner` file):
     /// `sdl send` never sends them, and says where they are and who does.
-    private static func noteLeftForOthers(in root: String, options: SendOptions, console: any Console) {
+    private static func noteLeftForOthers(in root: String, options: SendOptions, command: String, console: any Console) {
         guard case .success(let endpoint) = Endpoint.resolve(options.endpoint, allowsInsecureHTTP: false) else { return }
         let mine = AreaOwner(ingestKey: IngestKey.trimmed(options.key), eventsURL: endpoint.eventsURL)
         for area in OutboxInspector.inspect(root: root).areas {
@@ -165,7 +180,7 @@ enum SendCommand {
             case .recorded, .none:
                 continue
             }
-            console.err("sdl send: left \(events) events in area \(TerminalText.escaped(area.name)) alone: they are for \(whose), not this key and endpoint; a client (or `sdl send`) configured with those sends them.")
+            console.err("\(command): left \(events) events in area \(TerminalText.escaped(area.name)) alone: they are for \(whose), not this key and endpoint; a client (or `sdl send`) configured with those sends them.")
         }
     }
 

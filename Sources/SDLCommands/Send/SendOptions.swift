@@ -1,9 +1,11 @@
 import Foundation
 import SimpleDataLogs
 
-/// `sdl send`'s command line, checked: everything the send needs, or the usage error.
+/// `sdl send`'s command line (and `sdl outbox drain`'s), checked: everything the send needs, or
+/// the usage error.
 struct SendOptions: Sendable {
-    var event: String
+    /// The event to track, or `nil` for a drain: only what earlier runs left is sent.
+    var event: String?
     var properties: [String: PropertyValue]
     var endpoint: URL
     var key: String
@@ -37,13 +39,33 @@ struct SendOptions: Sendable {
             properties[key] = value
         }
         self.properties = properties
+        (endpoint, key, timeout) = try Self.destination(parsed, environment: environment)
+        storage = parsed.value("--storage").map { URL(fileURLWithPath: $0) }
+    }
 
+    /// `sdl outbox drain`'s options: no event, the folder named.
+    /// - Parameters:
+    ///   - folder: The outbox folder to drain.
+    ///   - parsed: The command line.
+    ///   - environment: The environment (`SDL_INGEST_KEY`).
+    init(draining folder: String, _ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
+        event = nil
+        properties = [:]
+        verbose = parsed.flags.contains("--verbose")
+        (endpoint, key, timeout) = try Self.destination(parsed, environment: environment)
+        storage = URL(fileURLWithPath: folder)
+    }
+
+    /// `--endpoint`, `--key` (or `SDL_INGEST_KEY`) and `--timeout`, checked as `sdl send` and
+    /// `sdl outbox drain` both take them.
+    private static func destination(
+        _ parsed: ParsedArguments, environment: [String: String]
+    ) throws(UsageError) -> (endpoint: URL, key: String, timeout: Duration) {
         let endpointText = parsed.value("--endpoint") ?? SimpleDataLogsClient.Configuration.defaultEndpoint.absoluteString
         guard let endpoint = URL(string: endpointText), let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https",
               endpoint.host?.isEmpty == false else {
             throw UsageError("--endpoint must be an http:// or https:// URL, not \(endpointText).", hint: "Type, for example, `--endpoint http://localhost:4001`.")
         }
-        self.endpoint = endpoint
 
         guard let key = parsed.value("--key") ?? environment["SDL_INGEST_KEY"].flatMap({ $0.isEmpty ? nil : $0 }) else {
             throw UsageError("no ingest key.", hint: "Pass `--key sdl_sec_…` or set SDL_INGEST_KEY in the environment.")
@@ -51,16 +73,11 @@ struct SendOptions: Sendable {
         guard IngestKey.kind(of: key) != nil else {
             throw UsageError("the key \(IngestKey.redacted(key)) is not an ingest key (they start with sdl_pub_ or sdl_sec_).", hint: "Copy the key from your SimpleDataLogs project into `--key` or SDL_INGEST_KEY.")
         }
-        self.key = key
 
-        storage = parsed.value("--storage").map { URL(fileURLWithPath: $0) }
-        if let text = parsed.value("--timeout") {
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
-                throw UsageError("--timeout must be a number of seconds from 0 to 3600, not \(text).", hint: "Type, for example, `--timeout 10`.")
-            }
-            timeout = .milliseconds(Int64((seconds * 1_000).rounded(.up)))
-        } else {
-            timeout = .seconds(10)
+        guard let text = parsed.value("--timeout") else { return (endpoint, key, .seconds(10)) }
+        guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3_600 else {
+            throw UsageError("--timeout must be a number of seconds from 0 to 3600, not \(text).", hint: "Type, for example, `--timeout 10`.")
         }
+        return (endpoint, key, .milliseconds(Int64((seconds * 1_000).rounded(.up))))
     }
 }

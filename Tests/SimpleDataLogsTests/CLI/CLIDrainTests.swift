@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import SDLCommands
+import SimpleDataLogs
+import SimpleDataLogsTesting
+
+@Suite("CLI: sdl outbox drain", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
+struct CLIDrainTests {
+    static let key = "sdl_sec_cli_drain_000000"
+
+    /// Leaves `count` events in `folder` for `ingest`'s endpoint and `key`, as a run that met a
+    /// refusing ingest does: `sdl send` with every answer a 503 (exit 75, the event on disk).
+    static func leave(_ count: Int, in folder: TemporaryDirectory, for ingest: LocalIngest, key: String = key) async {
+        ingest.script(Array(repeating: .status(503), count: 1_000))
+        for index in 0..<count {
+            let (status, console) = await sdl(
+                "send", "left_behind", "--prop", "index=\(index)", "--endpoint", ingest.endpoint.absoluteString,
+                "--key", key, "--storage", folder.path, "--timeout", "2"
+            )
+            #expect(status == 75, "\(console.errors)")
+        }
+        ingest.script([])
+        #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == count)
+    }
+
+    @Test("what earlier runs left goes out, once, and nothing new is tracked: exit 0, the folder empty")
+    func drained() async throws {
+        let ingest = try LocalIngest()
+        let folder = TemporaryDirectory("sdl-drain")
+        defer { ingest.stop(); folder.remove() }
+        await Self.leave(2, in: folder, for: ingest)
+        let (status, console) = await sdl(
+            "outbox", "drain", folder.path, "--key", Self.key, "--endpoint", ingest.endpoint.absoluteString, "--timeout", "10"
+        )
+        #expect(status == 0, "\(console.errors)")
+        #expect(console.output.contains("delivered the 2 events earlier runs left"), "\(console.output)")
+        #expect(ingest.receivedEvents.map(\.name) == ["left_behind", "left_behind"], "no event of its own")
+        #expect(Set(ingest.receivedEvents.compactMap { $0.properties["index"] }) == [.int(0), .int(1)])
+        #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 0)
+    }
+
+    @Test("the ingest still refusing: exit 75, everything kept on disk for the next drain")
+    func stillDown() async throws {
+        let ingest = try LocalIngest()
+        let folder = TemporaryDirectory("sdl-drain")
+        defer { ingest.stop(); folder.remove() }
+        await Self.leave(1, in: folder, for: ingest)
+        ingest.script(Array(repeating: .status(503), count: 1_000))
+        let (status, console) = await sdl(
+            "outbox", "drain", folder.path, "--key", Self.key, "--endpoint", ingest.endpoint.absoluteString, "--timeout", "2"
+        )
+        #expect(status == 75, "\(console.output)\n\(console.errors)")
+        #expect(console.errors.contains("sdl outbox drain: not delivered yet") && console.errors.contains("safe on disk"))
+        #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 1)
+        #expect(ingest.receivedEvents.isEmpty)
+    }
+
+    @Test("another key's events are left alone and named; with nothing of its own waiting, exit 0")
+    func otherKeyLeftAlone() async throws {
+        let ingest = try LocalIngest()
+        let folder = TemporaryDirectory("sdl-drain")
+        defer { ingest.stop(); folder.remove() }
+        await Self.leave(1, in: folder, for: ingest, key: "sdl_sec_other_pod_000000")
+        let (status, console) = await sdl(
+            "outbox", "drain", folder.path, "--key", Self.key, "--endpoint", ingest.endpoint.absoluteString, "--timeout", "5"
+        )
+        #expect(status == 0, "\(console.errors)")
+        #expect(console.output.contains("nothing was waiting"), "\(console.output)")
+        #expect(console.errors.contains("sdl outbox drain: left 1 events in area") && console.errors.contains("alone"), "\(console.errors)")
+        #expect(ingest.receivedEvents.isEmpty)
+        #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 1)
+    }
+
+    @Test("a folder that is not there: exit 66, and none is made; usage errors: 64")
+    func refusals() async throws {
+        let parent = TemporaryDirectory("sdl-drain")
+        defer { parent.remove() }
+        let missing = parent.path + "/not-here"
+        let (status, console) = await sdl("outbox", "drain", missing, "--key", Self.key, "--endpoint", "http://127.0.0.1:9")
+        #expect(status == 66 && console.errors.contains("no outbox at"), "\(console.errors)")
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        let (noKey, noKeyConsole) = await sdl("outbox", "drain", parent.path, "--endpoint", "http://127.0.0.1:9")
+        #expect(noKey == 64 && noKeyConsole.errors.contains("no ingest key"), "\(noKey) \(noKeyConsole.errors)")
+        let (two, twoConsole) = await sdl("outbox", "drain", parent.path, parent.path, "--key", Self.key)
+        #expect(two == 64 && twoConsole.errors.contains("one folder at a time"))
+        let (help, helpConsole) = await sdl("outbox", "drain", "--help")
+        #expect(help == 0 && helpConsole.output.contains("Exit status"))
+    }
+}
