@@ -71,6 +71,12 @@ enum DrainCommand {
             console.err("  Name the folder the pod or job wrote: `\(command) DIR`.")
             return ExitCode.noInput
         }
+        // No `areas/`: no run ever wrote here (a fresh volume, or a folder that is no outbox).
+        // Nothing to send, and nothing is made in it.
+        guard FileManager.default.fileExists(atPath: root + "/areas", isDirectory: &isFolder), isFolder.boolValue else {
+            console.out("\(command): nothing was waiting: \(TerminalText.escaped(root)) holds no outbox (nothing was made in it).")
+            return ExitCode.success
+        }
         return await SendCommand.send(options, console: console, environment: environment)
     }
 }

@@ -71,7 +71,7 @@ struct CLIDrainTests {
         #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 1)
     }
 
-    @Test("a folder that is not there: exit 66, and none is made; usage errors: 64")
+    @Test("a folder that is not there: exit 66, and none is made; one no run wrote: exit 0, nothing made; usage errors: 64")
     func refusals() async throws {
         let parent = TemporaryDirectory("sdl-drain")
         defer { parent.remove() }
@@ -83,6 +83,11 @@ struct CLIDrainTests {
         #expect(noKey == 64 && noKeyConsole.errors.contains("no ingest key"), "\(noKey) \(noKeyConsole.errors)")
         let (two, twoConsole) = await sdl("outbox", "drain", parent.path, parent.path, "--key", Self.key)
         #expect(two == 64 && twoConsole.errors.contains("one folder at a time"))
+        // A folder no run wrote: nothing to send, and nothing made in it.
+        try FileManager.default.createDirectory(atPath: parent.path + "/fresh-volume", withIntermediateDirectories: true)
+        let (fresh, freshConsole) = await sdl("outbox", "drain", parent.path + "/fresh-volume", "--key", Self.key, "--endpoint", "http://127.0.0.1:9")
+        #expect(fresh == 0 && freshConsole.output.contains("holds no outbox"), "\(freshConsole.output)\(freshConsole.errors)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path + "/fresh-volume").isEmpty)
         let (help, helpConsole) = await sdl("outbox", "drain", "--help")
         #expect(help == 0 && helpConsole.output.contains("Exit status"))
     }
