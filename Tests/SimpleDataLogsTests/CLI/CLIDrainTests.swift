@@ -15,7 +15,7 @@ struct CLIDrainTests {
         for index in 0..<count {
             let (status, console) = await sdl(
                 "send", "left_behind", "--prop", "index=\(index)", "--endpoint", ingest.endpoint.absoluteString,
-                "--key", key, "--storage", folder.path, "--timeout", "2"
+                "--key", key, "--storage", folder.path, "--timeout", "10"
             )
             #expect(status == 75, "\(console.errors)")
         }
@@ -47,7 +47,7 @@ struct CLIDrainTests {
         await Self.leave(1, in: folder, for: ingest)
         ingest.script(Array(repeating: .status(503), count: 1_000))
         let (status, console) = await sdl(
-            "outbox", "drain", folder.path, "--key", Self.key, "--endpoint", ingest.endpoint.absoluteString, "--timeout", "2"
+            "outbox", "drain", folder.path, "--key", Self.key, "--endpoint", ingest.endpoint.absoluteString, "--timeout", "10"
         )
         #expect(status == 75, "\(console.output)\n\(console.errors)")
         #expect(console.errors.contains("sdl outbox drain: not delivered yet") && console.errors.contains("safe on disk"))
@@ -62,7 +62,7 @@ struct CLIDrainTests {
         defer { ingest.stop(); folder.remove() }
         await Self.leave(1, in: folder, for: ingest, key: "sdl_sec_other_pod_000000")
         let (status, console) = await sdl(
-            "outbox", "drain", folder.path, "--key", Self.key, "--endpoint", ingest.endpoint.absoluteString, "--timeout", "5"
+            "outbox", "drain", folder.path, "--key", Self.key, "--endpoint", ingest.endpoint.absoluteString, "--timeout", "10"
         )
         #expect(status == 0, "\(console.errors)")
         #expect(console.output.contains("nothing was waiting"), "\(console.output)")
