@@ -31,7 +31,6 @@ public final class SimpleDataLogsClient: Sendable {
         var pipeline: Pipeline?
         var logger: SDKLogger
         var isShutDown = false
-        var attachesAppLifecycle = false
     }
 
     /// Creates a client that holds events in memory until ``configure(_:)``.
@@ -154,7 +153,6 @@ public final class SimpleDataLogsClient: Sendable {
             guard !state.isShutDown else { return .afterShutdown }
             guard state.pipeline == nil else { return .again }
             state.logger = logger
-            state.attachesAppLifecycle = processKind.attachesAppLifecycle
             state.pipeline = Pipeline(
                 intake: intake, counters: stageCounters, logger: logger, directory: directory,
                 clock: clock, wallClock: wallClock, policy: SealPolicy(maxEvents: configuration.batchSize),
@@ -200,23 +198,6 @@ public final class SimpleDataLogsClient: Sendable {
             ClientRegistry.register(self)
             attachAppLifecycle(logger: logger)
         }
-    }
-
-    /// Whether `configure` attached the app lifecycle (decided by ``ProcessKind``): `false`
-    /// before it, and in a process that is not an app.
-    package var attachesAppLifecycle: Bool { state.withLock { $0.attachesAppLifecycle } }
-
-    /// Observes the app's lifecycle, in an app only: a tool or a server on a Mac has no
-    /// `NSApplication` running (observing one would start AppKit in it), and an extension's
-    /// host is not its own.
-    private func attachAppLifecycle(logger: SDKLogger) {
-        guard processKind.attachesAppLifecycle else {
-            logger.debug("Running in \(processKind): the app lifecycle is not observed; the exit hook and shutdown() send what is left.")
-            return
-        }
-        #if canImport(UIKit) || canImport(AppKit)
-        Task { @MainActor in AppleLifecycle.attach(self) }
-        #endif
     }
 
     private enum ConfigureOutcome { case started, again, afterShutdown }

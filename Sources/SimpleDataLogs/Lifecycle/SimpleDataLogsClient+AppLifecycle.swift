@@ -1,6 +1,23 @@
 import Dispatch
 
 extension SimpleDataLogsClient {
+    /// Whether `configure` attached the app lifecycle (decided by ``ProcessKind``): `false`
+    /// before it, and in a process that is not an app.
+    package var attachesAppLifecycle: Bool { pipeline != nil && processKind.attachesAppLifecycle }
+
+    /// Observes the app's lifecycle, in an app only: a tool or a server on a Mac has no
+    /// `NSApplication` running (observing one would start AppKit in it), and an extension's
+    /// host is not its own.
+    func attachAppLifecycle(logger: SDKLogger) {
+        guard processKind.attachesAppLifecycle else {
+            logger.debug("Running in \(processKind): the app lifecycle is not observed; the exit hook and shutdown() send what is left.")
+            return
+        }
+        #if canImport(UIKit) || canImport(AppKit)
+        Task { @MainActor in AppleLifecycle.attach(self) }
+        #endif
+    }
+
     /// Answers a moment of the app's life (``LifecycleResponse``): reports the activity, and
     /// sends as the moment allows. Called by the Apple adapters on the main thread; platform-
     /// neutral so that Linux tests drive it.
