@@ -68,6 +68,12 @@ extension SimpleDataLogsClient {
         /// ``Limits/server``). On in ``server(ingestKey:endpoint:storageDirectory:)``. Until the
         /// log is open, a few milliseconds after `configure`, calls wait in memory.
         public var keepsIntakeLog = false
+        /// When the client sends a completeness receipt (``CompletenessReceipts``): what became of
+        /// the events settled since the last one, by reason. ``CompletenessReceipts/daily`` by
+        /// default: one small event a day tells the product how much of what each release tracked
+        /// arrived. ``CompletenessReceipts/dailyAndAtShutdown`` in
+        /// ``server(ingestKey:endpoint:storageDirectory:)``.
+        public var completenessReceipts: CompletenessReceipts = .daily
 
         /// The edge every app sends to unless told otherwise.
         public static let defaultEndpoint = URL(string: "https://edge.simpledatalogs.com")!
@@ -128,7 +134,8 @@ extension SimpleDataLogsClient {
 
         /// A configuration for a busy server: batches of 1,000 events, 4 requests in flight,
         /// ``Limits/server`` (an outbox for an hour's outage at 1,000 events a second, a backlog
-        /// for a burst of 100,000), the intake log on (``keepsIntakeLog``), and activity tracking
+        /// for a burst of 100,000), the intake log on (``keepsIntakeLog``), a completeness receipt
+        /// at shutdown as well as daily (``completenessReceipts``), and activity tracking
         /// off: a server has no app state, so its events carry no `app_state` or `engaged_ms`.
         /// Change any field afterwards.
         ///
@@ -148,6 +155,8 @@ extension SimpleDataLogsClient {
             )
             // A busy server's out-of-memory kill is where an in-memory window costs the most.
             configuration.keepsIntakeLog = true
+            // A process of a fleet reports what it settled before it goes.
+            configuration.completenessReceipts = .dailyAndAtShutdown
             return configuration
         }
     }

@@ -165,6 +165,7 @@ public final class SimpleDataLogsClient: Sendable {
                 automaticContext: configuration.automaticContext,
                 intakeLogSlots: tuning.intakeLog ?? configuration.keepsIntakeLog
                     ? OutboxActor.intakeLogSlots(backlogEvents: limits.backlogEvents) : nil,
+                receipts: receiptSettings(for: configuration),
                 tuning: inPreview ? XcodePreviewRule.tuning(from: tuning) : tuning, faults: faults
             )
             return .started

@@ -17,6 +17,8 @@ package struct ClientTuning: Sendable {
     package var intakeLog: Bool?
     /// Where the automatic context's facts come from (nil: the system); tests pass fixed ones.
     package var contextSource: ContextSource?
+    /// The time between two completeness receipts (nil: a day); tests shorten it.
+    package var receiptPeriod: Duration?
 
     /// No tuning: the client the public initializer makes.
     package init() {}

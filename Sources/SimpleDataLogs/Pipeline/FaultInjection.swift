@@ -10,6 +10,8 @@ package struct FaultInjection: Sendable {
     package var writerGate: WriterGate?
     /// Where the sealing code has the process killed with `SIGKILL` (crash tests' children).
     package var crashPoint: SealCrashPoint?
+    /// Where the completeness receipts' code has the process killed with `SIGKILL`.
+    package var receiptCrashPoint: ReceiptCrashPoint?
     /// Called once a client released without `shutdown()` has given back its files and threads.
     package var releasedWithoutShutdown: (@Sendable () -> Void)?
 

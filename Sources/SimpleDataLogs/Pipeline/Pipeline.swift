@@ -71,7 +71,7 @@ final class Pipeline: Sendable {
         clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy, caps: OutboxCaps = OutboxCaps(),
         uploader settings: UploaderSettings, autocapture: AutocaptureSettings, middleware: [EventMiddleware] = [],
         usesInstallID: Bool = false, automaticContext: AutomaticContext = [], intakeLogSlots: Int? = nil,
-        tuning: ClientTuning, faults: FaultInjection
+        receipts: ReceiptSettings = .off, tuning: ClientTuning, faults: FaultInjection
     ) {
         self.intake = intake
         // The outbox opens the intake log once it has its area, and queues what earlier runs'
@@ -122,7 +122,8 @@ final class Pipeline: Sendable {
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, input: toOutbox, sealer: sealerChannel,
-            owner: settings.owner, middleware: chain, reports: reports, intakeLogSlots: intakeLogSlots, executor: outboxExecutor
+            owner: settings.owner, middleware: chain, reports: reports, intakeLogSlots: intakeLogSlots, receipts: receipts,
+            executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions

@@ -26,6 +26,8 @@ extension OutboxActor {
                     reportLinkedFolder(error, consequence: "the files of \(name) outside it are adopted, the link is left in place")
                 } catch {}
             }
+            // Their ledger first: what they settled but had not deleted goes, uncounted.
+            absorbLedger(of: dead)
             var theirs = AreaContents()
             normalize(dead, into: &theirs)
             // Their logs are replayed after ours, and deleted then; the folder goes with the last.

@@ -42,5 +42,7 @@ extension OutboxActor {
             $0.pendingOnDisk -= openEvents + sealedEvents
             $0.setAside -= setAsideEvents
         }
+        // The ledger file went with the rest; what it counted is never reported.
+        wipeLedger()
     }
 }

@@ -53,6 +53,8 @@ extension OutboxActor {
         guard let (area, lock) = acquireArea(in: layout, leftForOthers: &leftForOthers) else { return false }
         self.area = area
         areaLock = lock
+        // Before anything is counted: the files a kill left settled but not deleted go.
+        loadLedger(in: area)
         // The intake log first, before the long part of recovery: until it is open, what the app
         // tracks waits in memory (the intake holds it).
         var earlierLogs: [String] = []
@@ -101,6 +103,7 @@ extension OutboxActor {
         )
         if late { writeWhatMemoryHolds() }
         enforceCaps()
+        startReceipts()
         return true
     }
 

@@ -128,6 +128,11 @@ extension OutboxActor {
     /// Retires a file the outbox is done with, off this thread (the sealer's job: deleted, or
     /// emptied into a spare journal).
     func removeLater(_ path: String) {
+        // With a ledger on disk, the file goes only once the ledger names it (``endOperation()``).
+        if receipts.isOn, area != nil {
+            removalsAwaitingLedger.append(path)
+            return
+        }
         sealer.hand(.remove(path: path, spareFolder: area?.temporaryFolder))
     }
 

@@ -96,14 +96,35 @@ actor OutboxActor {
     /// holds the replay.
     var replayedLogsToRemove: [String] = []
 
+    // The completeness receipts (OutboxActor+Receipts.swift).
+    let receipts: ReceiptSettings
+    let receiptCrashPoint: ReceiptCrashPoint?
+    /// Makes the next receipt a period after the last one.
+    let receiptTimer: MessageTimer<OutboxInput>
+    /// What the next receipt will say, stored in `<area>/receipts.ledger` when there is an area.
+    var ledger: ReceiptLedger
+    /// The client's counters as last folded into ``ledger``.
+    var ledgerBaseline = ReceiptCounts()
+    /// The ledger changed in memory and must be stored before the next file is deleted.
+    var ledgerNeedsWrite = false
+    /// Batch files whose deletion waits for the ledger to name them (``removeLater(_:)``).
+    var removalsAwaitingLedger: [String] = []
+    /// The receipts journaled by this run, still pending in the ledger until the journal is whole.
+    var journaledReceipts: Set<UUID> = []
+    /// The newest `app_version` property an event carried, for the receipts.
+    var seenAppVersion: String?
+
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
         input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil,
         middleware: MiddlewareChain = MiddlewareChain(steps: []), reports: DeliveryReportHub? = nil, intakeLogSlots: Int? = nil,
-        executor: ThreadExecutor
+        receipts: ReceiptSettings = .off, executor: ThreadExecutor
     ) {
+        self.receipts = receipts
+        receiptCrashPoint = faults.receiptCrashPoint
+        ledger = ReceiptLedger(id: UUID(), now: receipts.wallClock.nowMilliseconds)
         self.intakeLogSlots = directory == nil ? nil : intakeLogSlots
         self.sealer = sealer
         self.middleware = middleware
@@ -113,6 +134,7 @@ actor OutboxActor {
         sealTimer = MessageTimer(clock: clock, post: post)
         setAsideRetryTimer = MessageTimer(clock: clock, post: post)
         storageRetryTimer = MessageTimer(clock: clock, post: post)
+        receiptTimer = MessageTimer(clock: clock, post: post)
         self.owner = owner
         self.autocapture = autocapture
         layout = directory.map(OutboxLayout.init(root:))
@@ -142,6 +164,8 @@ actor OutboxActor {
     /// the batches of one pass go as one group and cost one wake-up, not one each; then posts the
     /// operation's queue changes to the uploader, coalescing consecutive joins into one change.
     func endOperation() {
+        // Before any deletion this operation asked for: the ledger names what it settles.
+        storeLedgerIfNeeded()
         publishRoom()
         // Whatever moved between memory and disk in this operation, the counters say where.
         if heldInMemoryEvents != state.heldEventsCounted { updateCounters() }
@@ -209,6 +233,9 @@ actor OutboxActor {
             }
         }
         sealTimer.cancel()
+        receiptTimer.cancel()
+        // A server's receipt at shutdown: journaled here, so shutdown's last send takes it.
+        if receipts.atShutdown { makeReceipt(reason: "at shutdown") }
         commit()
         finishSeals()
         endOperation()
@@ -230,6 +257,7 @@ actor OutboxActor {
         defer { endOperation() }
         sealTimer.cancel()
         setAsideRetryTimer.cancel()
+        receiptTimer.cancel()
         // The last moment the events held in memory can reach the disk for the next launch.
         retryStorage()
         storageRetryTimer.cancel()
@@ -296,6 +324,9 @@ actor OutboxActor {
         case .storageRetry:
             guard storageRetryTimer.fired(generation) else { return }
             retryStorage()
+        case .receipt:
+            guard receiptTimer.fired(generation) else { return }
+            receiptTimerFired()
         }
     }
 
@@ -336,6 +367,7 @@ actor OutboxActor {
     func append(_ event: Event) {
         // Each event's bytes are an array of their own: the open batch keeps them (for a rewrite,
         // and the batch sealed from it), so they are written in place, not copied from a scratch.
+        if receipts.isOn, case .string(let version)? = event.properties["app_version"] { seenAppVersion = version }
         let payload: [UInt8]
         if event.origin == .autocaptured, event.name == "app_launched", event.properties["is_first_launch"] == nil {
             // Only the outbox knows its folder's history; the flag is filled in here.

@@ -34,4 +34,6 @@ enum OutboxTimerKind: Sendable, Equatable {
     case setAsideRetry
     /// Tries the storage folder again while the outbox runs without one (``StorageRetrySchedule``).
     case storageRetry
+    /// Makes a completeness receipt, a period after the last one (`OutboxActor+Receipts.swift`).
+    case receipt
 }

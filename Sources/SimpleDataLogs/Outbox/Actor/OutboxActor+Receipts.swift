@@ -1,0 +1,238 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// The completeness receipts: the ledger (``ReceiptLedger``) kept in `<area>/receipts.ledger`,
+/// stored on this thread through the outbox's file system (temporary file in `tmp/`, then
+/// `rename`; every open `O_NOFOLLOW`), before any batch file whose fate it counts is deleted;
+/// and the receipts made from it, once a period and, on servers, at shutdown.
+///
+/// A receipt is made in three steps, each stored: the counts become a pending receipt (1), its
+/// event is journaled (2), the ledger forgets it once a journal file holds it (3). A kill
+/// anywhere makes the same receipt again, with the same event id, never a new one.
+extension OutboxActor {
+    /// The ledger's path in the area, if there is an area.
+    var ledgerPath: String? { area.map { $0.folder + "/" + ReceiptLedger.fileName } }
+
+    // MARK: Launch
+
+    /// At launch, once the area is taken and before its files are counted: reads the ledger
+    /// and deletes, uncounted, the batch files it names as settled (a kill came between the
+    /// count and the deletion). Without receipts the files go all the same, and so does the ledger.
+    func loadLedger(in area: AreaLayout) {
+        let path = area.folder + "/" + ReceiptLedger.fileName
+        guard fileSystem.isRegularFile(path) else { return }
+        let stored = (try? fileSystem.read(path)).flatMap(ReceiptLedger.decode)
+        guard var stored = stored.map(merged) else {
+            logger.warning("The receipts ledger \(path) is damaged; a new one starts (the counts since the last receipt are lost, the events themselves are not).")
+            if !receipts.isOn { try? fileSystem.remove(path) }
+            return
+        }
+        for name in stored.takeSettledFiles() { try? fileSystem.remove(area.folder + "/" + name) }
+        guard receipts.isOn else {
+            try? fileSystem.remove(path)
+            return
+        }
+        ledger = stored
+        ledgerNeedsWrite = true
+    }
+
+    /// `stored` with what this client counted before it had the area (it ran from memory).
+    private func merged(_ stored: ReceiptLedger) -> ReceiptLedger {
+        var stored = stored
+        stored.add(ledger.counts)
+        stored.pending += ledger.pending
+        return stored
+    }
+
+    /// At adoption, before a dead area's files are moved: deletes the files its ledger names as
+    /// settled, takes its counts and pending receipts into this area's ledger (stored first),
+    /// then deletes its ledger. A kill in between finds the copy already absorbed.
+    func absorbLedger(of dead: AreaLayout) {
+        let path = dead.folder + "/" + ReceiptLedger.fileName
+        guard fileSystem.isRegularFile(path) else { return }
+        if var theirs = (try? fileSystem.read(path)).flatMap(ReceiptLedger.decode) {
+            for name in theirs.takeSettledFiles() { try? fileSystem.remove(dead.folder + "/" + name) }
+            if receipts.isOn, ledger.absorb(theirs, at: receipts.wallClock.nowMilliseconds) {
+                ledgerNeedsWrite = true
+                storeLedger()
+            }
+        }
+        try? fileSystem.remove(path)
+    }
+
+    /// At the end of recovery: makes again the receipts a kill left pending (unless a recovered
+    /// file holds their events already), then makes one if a period has passed since the last,
+    /// and starts the timer for the next.
+    func startReceipts() {
+        guard receipts.isOn else { return }
+        if !ledger.pending.isEmpty {
+            let found = eventIDsOnDisk(among: Set(ledger.pending.map(\.eventID)))
+            ledger.receiptsJournaled(found)
+            ledgerNeedsWrite = ledgerNeedsWrite || !found.isEmpty
+            if intake.isEnabled {
+                for receipt in ledger.pending where !journaledReceipts.contains(receipt.eventID) { journal(receipt) }
+            }
+        }
+        if ledger.isDue(now: receipts.wallClock.nowMilliseconds, period: receipts.periodMilliseconds) {
+            makeReceipt(reason: "a day after the last")
+        }
+        startReceiptTimer()
+    }
+
+    /// Which of `ids` a batch file or journal of the area holds (read only when a kill left a
+    /// receipt pending: a few files at launch).
+    private func eventIDsOnDisk(among ids: Set<UUID>) -> Set<UUID> {
+        guard let area else { return [] }
+        var remaining = Dictionary(uniqueKeysWithValues: ids.map { ($0, Array(("\"" + EventEncoder.lowercaseString($0) + "\"").utf8)) })
+        var found: Set<UUID> = []
+        var paths: [String] = []
+        for folder in [area.batchesFolder, area.setAsideFolder] {
+            paths += ((try? fileSystem.contents(ofDirectory: folder)) ?? []).map { folder + "/" + $0 }
+        }
+        paths += ((try? fileSystem.contents(ofDirectory: area.folder)) ?? []).filter { JournalName.journalSequence($0) != nil }.map { area.folder + "/" + $0 }
+        for path in paths where !remaining.isEmpty {
+            guard let bytes = try? fileSystem.read(path) else { continue }
+            for (id, needle) in remaining where bytes.contains(needle) {
+                found.insert(id)
+                remaining[id] = nil
+            }
+        }
+        return found
+    }
+
+    // MARK: Receipts
+
+    func startReceiptTimer() {
+        let wait = ledger.untilDue(now: receipts.wallClock.nowMilliseconds, period: receipts.periodMilliseconds)
+        receiptTimer.start(after: .milliseconds(max(wait, 1))) { .timer(.receipt, generation: $0) }
+    }
+
+    func receiptTimerFired() {
+        makeReceipt(reason: "a day after the last")
+        startReceiptTimer()
+    }
+
+    /// Makes a receipt of everything counted since the last one, unless collection is off (the
+    /// opt-out wiped the ledger, and nothing is sent while it lasts).
+    func makeReceipt(reason: String) {
+        guard receipts.isOn, intake.isEnabled else { return }
+        foldCounters()
+        let counters = counters.snapshot
+        let receipt = ledger.beginReceipt(
+            at: receipts.wallClock.nowMilliseconds, setAside: counters.setAside, pending: counters.pending,
+            appVersion: seenAppVersion ?? bundleAppVersion()
+        )
+        ledgerNeedsWrite = true
+        storeLedger()
+        if receiptCrashPoint == .afterReceiptBegun { kill(getpid(), SIGKILL) }
+        journal(receipt)
+        commit()
+        if receiptCrashPoint == .afterReceiptJournaled { kill(getpid(), SIGKILL) }
+        logger.debug("Completeness receipt \(receipt.sequence) made \(reason): \(receipt.counts.delivered) of \(receipt.counts.settled) settled events delivered.")
+    }
+
+    /// Step 2: the receipt's event joins the open batch like the SDK's other own events
+    /// (counted as tracked, so the conservation law covers it), past the app's middleware: it
+    /// carries no data of the app's, and a step that drops unknown events would lose it.
+    private func journal(_ receipt: PendingReceipt) {
+        intake.admitGenerated(1)
+        append(receipt.event)
+        journaledReceipts.insert(receipt.eventID)
+    }
+
+    /// The app's version from the bundle (apps), once; servers pass theirs as an `app_version`
+    /// property on their events, which wins.
+    private func bundleAppVersion() -> String? {
+        receipts.context?.read().appVersion
+    }
+
+    // MARK: Storing
+
+    /// Adds what the counters counted since the last fold to the ledger.
+    func foldCounters() {
+        let now = ReceiptCounts(counters.snapshot)
+        let delta = now - ledgerBaseline
+        guard !delta.isZero else { return }
+        ledgerBaseline = now
+        ledger.add(delta)
+        ledgerNeedsWrite = true
+    }
+
+    /// At the start of every operation's end: when it settled batches (files to delete, or
+    /// counts of their fate), the ledger is stored with their names first; then the deletions
+    /// go to the sealer. Receipts journaled earlier stop being pending once the journal is whole.
+    func storeLedgerIfNeeded() {
+        guard receipts.isOn else { return }
+        let now = ReceiptCounts(counters.snapshot)
+        let delta = now - ledgerBaseline
+        let removals = removalsAwaitingLedger
+        if !journaledReceipts.isEmpty, holdsEverythingOnDisk {
+            ledger.receiptsJournaled(journaledReceipts)
+            journaledReceipts = []
+            ledgerNeedsWrite = true
+        }
+        guard ledgerNeedsWrite || !removals.isEmpty || delta.differsInFileSettlements(from: ReceiptCounts()) else { return }
+        removalsAwaitingLedger = []
+        ledgerBaseline = now
+        if let area {
+            let prefix = area.folder + "/"
+            let names = removals.compactMap { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil }
+            ledger.settle(delta, files: names) { fileSystem.isRegularFile(prefix + $0) }
+        } else {
+            ledger.add(delta)
+        }
+        ledgerNeedsWrite = true
+        storeLedger()
+        if !removals.isEmpty, receiptCrashPoint == .afterSettlement { kill(getpid(), SIGKILL) }
+        for path in removals { sealer.handQuietly(.remove(path: path, spareFolder: area?.temporaryFolder)) }
+        if !removals.isEmpty { sealer.jobs.wake() }
+    }
+
+    /// Writes the ledger: `tmp/receipts.ledger`, then `rename` over the old one, so a kill leaves
+    /// the old ledger or the new, never a torn one. Not synced: a kill keeps the page cache, and
+    /// after a power loss the sealed batches it counted may be sent again (DESIGN.md,
+    /// "Durability contract").
+    func storeLedger() {
+        guard ledgerNeedsWrite, let area, let path = ledgerPath else { return }
+        let temporary = area.temporaryFolder + "/" + ReceiptLedger.fileName
+        do {
+            let descriptor = try openRecreatingFolders(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
+            defer { fileSystem.close(descriptor) }
+            try writeAll(ledger.encoded(), to: descriptor, path: temporary)
+            try fileSystem.rename(temporary, to: path)
+            ledgerNeedsWrite = false
+        } catch {
+            reportDiskTrouble(error, doing: "keep the receipts ledger")
+        }
+    }
+
+    /// The opt-out: the ledger file went with the rest of the area; the ledger starts again with
+    /// a new id and nothing counted, and the counts so far are never reported.
+    func wipeLedger() {
+        guard receipts.isOn else { return }
+        ledger = .wiped(id: UUID(), now: receipts.wallClock.nowMilliseconds)
+        ledgerBaseline = ReceiptCounts(counters.snapshot)
+        journaledReceipts = []
+        removalsAwaitingLedger = []
+        ledgerNeedsWrite = false
+    }
+}
+
+extension [UInt8] {
+    /// Whether `needle` occurs in the bytes.
+    fileprivate func contains(_ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= count, let first = needle.first else { return false }
+        var index = startIndex
+        while let start = self[index...].firstIndex(of: first), start + needle.count <= endIndex {
+            if self[start..<(start + needle.count)].elementsEqual(needle) { return true }
+            index = start + 1
+        }
+        return false
+    }
+}
