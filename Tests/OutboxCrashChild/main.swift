@@ -29,6 +29,8 @@ import SimpleDataLogs
 //   OutboxCrashChild log-then-die | log-threads <folder> …
 //       tracks and dies by abort() or SIGKILL; only the intake log holds what it tracked
 //       (IntakeReplayModes.swift); log-no-room: no room on disk for the log (NoRoomMode.swift).
+//   OutboxCrashChild receipts <folder> <receipt crash point> <count>
+//       delivers and shuts down with receipts on; killed inside their code (ReceiptsMode.swift).
 //   OutboxCrashChild descriptors-…
 //       runs out of file descriptors (DescriptorModes.swift).
 
@@ -49,6 +51,8 @@ let folder = URL(fileURLWithPath: arguments[1])
 // The intake log seen from a whole client, killed: IntakeReplayModes.swift.
 if mode == "log-no-room" { await runNoRoomMode(folder: folder) }
 if mode.hasPrefix("log-") { await runIntakeReplayMode(mode, folder: folder, arguments: Array(arguments.dropFirst(2))) }
+// Killed inside the completeness receipts' code: ReceiptsMode.swift.
+if mode == "receipts" { await runReceiptsMode(folder: folder, point: argument(2), count: Int(argument(3)) ?? 120) }
 // A folder blocked at launch, freed while the client runs: BlockedFolderMode.swift.
 if mode == "blocked-folder" { await runBlockedFolderMode(folder: folder, count: Int(argument(2)) ?? 100) }
 

@@ -32,15 +32,17 @@ final class MessageTimer<Message: Sendable>: Sendable {
     /// - Returns: The generation of this start.
     @discardableResult
     func start(after delay: Duration, _ message: @escaping @Sendable (Int) -> Message) -> Int {
-        let clock = clock
         let post = post
+        // The deadline is taken now, not when the sleeping task first runs: a clock that moves
+        // meanwhile (a test's manual clock) still fires it at `delay` after this call.
+        let sleep = Self.sleep(on: clock, after: delay)
         let (generation, previous): (Int, Task<Void, Never>?) = state.withLock { state in
             state.generation += 1
             state.pending = true
             let generation = state.generation
             let previous = state.sleeper
             state.sleeper = Task { [state = self.state] in
-                do { try await clock.sleep(for: delay) } catch { return }
+                do { try await sleep() } catch { return }
                 // Replaced or cancelled while the sleep ended: nothing to post.
                 guard state.withLock({ $0.generation == generation && $0.pending }) else { return }
                 post(message(generation))
@@ -49,6 +51,12 @@ final class MessageTimer<Message: Sendable>: Sendable {
         }
         previous?.cancel()
         return generation
+    }
+
+    /// A sleep until `delay` after now on `clock`, the deadline fixed at this call.
+    private static func sleep<C: Clock<Duration>>(on clock: C, after delay: Duration) -> @Sendable () async throws -> Void {
+        let deadline = clock.now.advanced(by: delay)
+        return { try await clock.sleep(until: deadline, tolerance: nil) }
     }
 
     /// Drops the pending firing, if any; one already posted is stale from now on.

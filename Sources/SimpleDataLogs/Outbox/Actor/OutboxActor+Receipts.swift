@@ -114,13 +114,18 @@ extension OutboxActor {
     }
 
     func receiptTimerFired() {
-        makeReceipt(reason: "a day after the last")
+        // Sealed at once: the receipt goes now, not with the next batch.
+        makeReceipt(reason: "a day after the last", sealsNow: true)
         startReceiptTimer()
     }
 
     /// Makes a receipt of everything counted since the last one, unless collection is off (the
     /// opt-out wiped the ledger, and nothing is sent while it lasts).
-    func makeReceipt(reason: String) {
+    /// - Parameters:
+    ///   - reason: Why, for the debug line.
+    ///   - sealsNow: Whether its batch is sealed at once (the daily timer's), or goes with the
+    ///     next seal (at launch; at shutdown, which seals anyway).
+    func makeReceipt(reason: String, sealsNow: Bool = false) {
         guard receipts.isOn, intake.isEnabled else { return }
         foldCounters()
         let counters = counters.snapshot
@@ -134,6 +139,7 @@ extension OutboxActor {
         journal(receipt)
         commit()
         if receiptCrashPoint == .afterReceiptJournaled { kill(getpid(), SIGKILL) }
+        if sealsNow { seal() }
         logger.debug("Completeness receipt \(receipt.sequence) made \(reason): \(receipt.counts.delivered) of \(receipt.counts.settled) settled events delivered.")
     }
 

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+@testable import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// Completeness receipts end to end: real files, real HTTP to a `LocalIngest`, the manual clock.
+@Suite("Completeness receipts", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
+struct ReceiptDeliveryTests {
+    /// The receipts the ingest counted (each event id once), oldest first.
+    static func receipts(_ ingest: LocalIngest) -> [ReceivedEvent] {
+        ingest.receivedEvents.filter { $0.name == PendingReceipt.eventName }.sorted { $0.timestamp < $1.timestamp || ($0.timestamp == $1.timestamp && int($0, "receipt_seq") < int($1, "receipt_seq")) }
+    }
+
+    static func int(_ event: ReceivedEvent, _ name: String) -> Int {
+        if case .int(let value)? = event.properties[name] { Int(value) } else { -1 }
+    }
+
+    static let oneDay: Duration = .seconds(86_400)
+
+    @Test("1,000 events tracked, 100 evicted by the caps, 10 rejected by the ingest: the next receipt says exactly that")
+    func acceptance() async throws {
+        // The ingest's clock runs 100 days ahead: events back-dated 3,600 days (kept by the SDK)
+        // are outside its 3,652-day window there, and only those are rejected.
+        let ahead = SettableWallClock(SettableWallClock().now().addingTimeInterval(100 * 86_400))
+        try await withDelivery(ingest: LocalIngest.Configuration(wallClock: ahead), adjust: { $0.limits = SimpleDataLogsClient.Limits(outboxEvents: 900) }) { delivery in
+            let client = delivery.client
+            client.setDefaultProperties(["app_version": "2.3.1"])
+            // The edge is down: the uploader backs off (on the manual clock, which stays put), and
+            // nothing is delivered while the outbox fills past its cap.
+            delivery.ingest.script([.status(503)])
+            delivery.track(0..<50)
+            #expect(await delivery.ingest.waitForRequests(count: 1))
+            delivery.track(50..<990)
+            let old = delivery.test.wallClock.now().addingTimeInterval(-3_600 * 86_400)
+            for seq in 990..<1_000 { client.track("e", properties: ["seq": .int(Int64(seq))], at: old) }
+            await delivery.test.drain()
+            #expect(client.counters.evictedByCaps == 100, "\(client.counters)")
+            // The flush ignores the backoff.
+            await client.flush()
+            await client.flush()
+            #expect(client.counters.delivered == 890 && client.counters.rejectedByIngest == 10, "\(client.counters)")
+            #expect(Self.receipts(delivery.ingest).isEmpty, "none before a day has passed")
+
+            delivery.test.clock.advance(by: Self.oneDay)
+            #expect(await delivery.ingest.waitForEvents(count: 891))
+            await client.flush()
+            let receipt = try #require(Self.receipts(delivery.ingest).first)
+            #expect(Self.int(receipt, "delivered") == 890 && Self.int(receipt, "rejected") == 10 && Self.int(receipt, "evicted") == 100)
+            #expect(Self.int(receipt, "settled") == 1_000 && Self.int(receipt, "receipt_seq") == 1)
+            for reason in ["too_large", "lost_from_disk", "skipped_backlog", "invalid", "dropped_by_middleware", "dropped_before_configure", "dropped_at_shutdown", "set_aside", "pending"] {
+                #expect(Self.int(receipt, reason) == 0, "\(reason)")
+            }
+            #expect(receipt.properties["sdk_version"] == .string(SimpleDataLogsVersion.current) && receipt.properties["app_version"] == "2.3.1")
+            #expect(receipt.deviceID == nil && receipt.sessionID == nil)
+            #expect(client.counters.isBalanced, "the receipt is counted like every event: \(client.counters)")
+        }
+    }
+
+    @Test("daily on the manual clock: none a second before the day, one at the day, the next a day later counting the first's delivery")
+    func daily() async throws {
+        try await withDelivery { delivery in
+            delivery.track(0..<5)
+            await delivery.client.flush()
+            delivery.test.clock.advance(by: .seconds(86_399))
+            await delivery.client.flush()
+            #expect(delivery.ingest.receivedEvents.count == 5 && Self.receipts(delivery.ingest).isEmpty)
+            delivery.test.clock.advance(by: .seconds(1))
+            #expect(await delivery.ingest.waitForEvents(count: 6))
+            // The answer applied before the clock moves on (a day later it would be a timeout).
+            await delivery.client.flush()
+            delivery.test.clock.advance(by: Self.oneDay)
+            #expect(await delivery.ingest.waitForEvents(count: 7))
+            let receipts = Self.receipts(delivery.ingest)
+            try #require(receipts.count == 2)
+            #expect(Self.int(receipts[0], "receipt_seq") == 1 && Self.int(receipts[0], "delivered") == 5)
+            #expect(Self.int(receipts[1], "receipt_seq") == 2 && Self.int(receipts[1], "delivered") == 1, "the first receipt's own fate")
+            #expect(receipts[0].properties["receipt_ledger"] == receipts[1].properties["receipt_ledger"])
+            #expect(Set(receipts.map(\.eventID)).count == 2)
+        }
+    }
+
+    @Test("across launches: a launch less than a day after the last receipt makes none; a launch a day after makes one at once")
+    func acrossLaunches() async throws {
+        let ingest = try LocalIngest()
+        defer { ingest.stop() }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let first = TestClient(directory: directory, endpoint: ingest.endpoint)
+        for seq in 0..<3 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await first.client.flush()
+        await shutDown(first.client)
+
+        let soon = TestClient(configure: false, directory: directory, endpoint: ingest.endpoint)
+        soon.wallClock.advance(by: 86_399)
+        soon.configure()
+        await soon.client.flush()
+        await shutDown(soon.client)
+        #expect(Self.receipts(ingest).isEmpty)
+
+        let later = TestClient(configure: false, directory: directory, endpoint: ingest.endpoint)
+        later.wallClock.advance(by: 86_400)
+        later.configure()
+        await later.client.flush()
+        #expect(await ingest.waitForEvents(count: 4))
+        let receipt = try #require(Self.receipts(ingest).first)
+        #expect(Self.int(receipt, "delivered") == 3 && Self.int(receipt, "receipt_seq") == 1)
+        #expect(receipt.timestamp == later.wallClock.nowMilliseconds)
+        await shutDown(later.client)
+    }
+
+    @Test("servers: a receipt at shutdown, sent by shutdown's last send; the server profile asks for it, the default does not")
+    func atShutdown() async throws {
+        #expect(SimpleDataLogsClient.Configuration.server(ingestKey: "sdl_sec_x").completenessReceipts == .dailyAndAtShutdown)
+        #expect(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_x").completenessReceipts == .daily)
+        try await withDelivery(adjust: { $0.completenessReceipts = .dailyAndAtShutdown }) { delivery in
+            delivery.track(0..<20)
+            await delivery.client.flush()
+            await shutDown(delivery.client)
+            #expect(await delivery.ingest.waitForEvents(count: 21))
+            let receipt = try #require(Self.receipts(delivery.ingest).first)
+            #expect(Self.int(receipt, "delivered") == 20 && Self.int(receipt, "settled") == 20)
+        }
+        try await withDelivery { delivery in
+            delivery.track(0..<3)
+            await delivery.client.flush()
+            await shutDown(delivery.client)
+            #expect(delivery.ingest.receivedEvents.count == 3 && Self.receipts(delivery.ingest).isEmpty)
+        }
+    }
+
+    @Test("the opt-out wipes the ledger: no receipt while collection is off, and the next one counts only what came after")
+    func optOut() async throws {
+        try await withDelivery { delivery in
+            let client = delivery.client
+            delivery.track(0..<10)
+            await client.flush()
+            let ledger = delivery.test.directory.path + "/areas/a0/" + ReceiptLedger.fileName
+            #expect(FileManager.default.fileExists(atPath: ledger), "the delivery was counted in the ledger")
+            client.setEnabled(false)
+            await delivery.test.drain()
+            #expect(!FileManager.default.fileExists(atPath: ledger))
+            delivery.test.clock.advance(by: Self.oneDay)
+            await client.flush()
+            #expect(delivery.ingest.receivedEvents.count == 10, "no receipt while collection is off")
+            client.setEnabled(true)
+            delivery.track(10..<12)
+            await client.flush()
+            delivery.test.clock.advance(by: Self.oneDay)
+            #expect(await delivery.ingest.waitForEvents(count: 13))
+            let receipt = try #require(Self.receipts(delivery.ingest).first)
+            #expect(Self.int(receipt, "delivered") == 2 && Self.int(receipt, "receipt_seq") == 1)
+        }
+    }
+
+    @Test("off: no ledger file and no receipt")
+    func off() async throws {
+        try await withDelivery(adjust: { $0.completenessReceipts = .off }) { delivery in
+            delivery.track(0..<5)
+            await delivery.client.flush()
+            delivery.test.clock.advance(by: Self.oneDay)
+            await delivery.client.flush()
+            #expect(delivery.ingest.receivedEvents.count == 5)
+            #expect(!FileManager.default.fileExists(atPath: delivery.test.directory.path + "/areas/a0/" + ReceiptLedger.fileName))
+        }
+    }
+}
