@@ -99,6 +99,8 @@ struct SetAsideTests {
         // Queued again at launch: if the new event's journal opened before the first of them was
         // sent, the outbox was one file over its cap and the oldest went (499 taken, and the new
         // event); otherwise all 500 and the new event.
-        #expect((500...501).contains(ingest.receivedEvents.count), "the refused batches were tried again and taken")
+        // (`sdl send` runs on the real time, two days after the flooding client's test clock: its
+        // launch makes the daily completeness receipt too, which is not one of them.)
+        #expect((500...501).contains(ingest.receivedEvents.filter { $0.name != "delivery_receipt" }.count), "the refused batches were tried again and taken")
     }
 }

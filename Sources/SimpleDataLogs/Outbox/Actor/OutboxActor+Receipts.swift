@@ -222,7 +222,7 @@ extension OutboxActor {
     /// a new id and nothing counted, and the counts so far are never reported.
     func wipeLedger() {
         guard receipts.isOn else { return }
-        ledger = .wiped(id: UUID(), now: receipts.wallClock.nowMilliseconds)
+        ledger = .wiped(id: UniqueID.random(), now: receipts.wallClock.nowMilliseconds)
         ledgerBaseline = ReceiptCounts(counters.snapshot)
         journaledReceipts = []
         removalsAwaitingLedger = []

@@ -95,11 +95,15 @@ extension OutboxActor {
     /// The outcomes are messages in ``input``: they are taken out of it here, and whatever else
     /// waits there (chunks behind this one, timers) stays, in order, for the loop.
     func finishSeals() {
+        // Deletions waiting for the receipts ledger go first (it is stored now), so the sealer's
+        // order is the one the operation asked for.
+        storeLedgerIfNeeded()
         sealer.blockUntilCaughtUp()
         applySealOutcomes(takeWaiting(\.sealOutcomes))
         // Those outcomes may have made the caps evict: the evicted files go too before whoever
         // waits here looks at the folder (a barrier's waiter would otherwise find a batch both
         // counted evicted and still on disk). No wait when nothing was handed over since.
+        storeLedgerIfNeeded()
         sealer.blockUntilCaughtUp()
     }
 

@@ -124,7 +124,7 @@ actor OutboxActor {
     ) {
         self.receipts = receipts
         receiptCrashPoint = faults.receiptCrashPoint
-        ledger = ReceiptLedger(id: UUID(), now: receipts.wallClock.nowMilliseconds)
+        ledger = ReceiptLedger(id: UniqueID.random(), now: receipts.wallClock.nowMilliseconds)
         self.intakeLogSlots = directory == nil ? nil : intakeLogSlots
         self.sealer = sealer
         self.middleware = middleware
