@@ -60,6 +60,7 @@ struct ReceiptDeliveryTests {
     func daily() async throws {
         try await withDelivery { delivery in
             delivery.track(0..<5)
+            delivery.client.track("")
             await delivery.client.flush()
             delivery.test.clock.advance(by: .seconds(86_399))
             await delivery.client.flush()
@@ -73,6 +74,7 @@ struct ReceiptDeliveryTests {
             let receipts = Self.receipts(delivery.ingest)
             try #require(receipts.count == 2)
             #expect(Self.int(receipts[0], "receipt_seq") == 1 && Self.int(receipts[0], "delivered") == 5)
+            #expect(Self.int(receipts[0], "invalid") == 1 && Self.int(receipts[0], "settled") == 6, "counted in memory, carried by the next stored settlement")
             #expect(Self.int(receipts[1], "receipt_seq") == 2 && Self.int(receipts[1], "delivered") == 1, "the first receipt's own fate")
             #expect(receipts[0].properties["receipt_ledger"] == receipts[1].properties["receipt_ledger"])
             #expect(Set(receipts.map(\.eventID)).count == 2)
@@ -135,7 +137,8 @@ struct ReceiptDeliveryTests {
             delivery.track(0..<10)
             await client.flush()
             let ledger = delivery.test.directory.path + "/areas/a0/" + ReceiptLedger.fileName
-            #expect(FileManager.default.fileExists(atPath: ledger), "the delivery was counted in the ledger")
+            let before = try #require(ReceiptLedger.decode(Array(try Data(contentsOf: URL(fileURLWithPath: ledger)))), "the delivery was counted in the ledger")
+            #expect(before.counts.delivered == 10)
             client.setEnabled(false)
             await delivery.test.drain()
             #expect(!FileManager.default.fileExists(atPath: ledger))
@@ -149,6 +152,7 @@ struct ReceiptDeliveryTests {
             #expect(await delivery.ingest.waitForEvents(count: 13))
             let receipt = try #require(Self.receipts(delivery.ingest).first)
             #expect(Self.int(receipt, "delivered") == 2 && Self.int(receipt, "receipt_seq") == 1)
+            #expect(receipt.properties["receipt_ledger"] != .string(EventEncoder.lowercaseString(before.id)), "a new ledger")
         }
     }
 
@@ -162,5 +166,37 @@ struct ReceiptDeliveryTests {
             #expect(delivery.ingest.receivedEvents.count == 5)
             #expect(!FileManager.default.fileExists(atPath: delivery.test.directory.path + "/areas/a0/" + ReceiptLedger.fileName))
         }
+    }
+
+    @Test("the app's version: an event's app_version property, else the bundle's; a damaged ledger gives one warning and a new one")
+    func appVersionAndDamagedLedger() async throws {
+        let ingest = try LocalIngest()
+        defer { ingest.stop() }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var tuning = ClientTuning()
+        tuning.contextSource = .fixed(ContextFacts(appVersion: "9.8.7"))
+        let first = TestClient(tuning: tuning, directory: directory, endpoint: ingest.endpoint)
+        first.client.track("e")
+        await first.client.flush()
+        first.clock.advance(by: Self.oneDay)
+        #expect(await ingest.waitForEvents(count: 2))
+        await first.client.flush()
+        await shutDown(first.client)
+        let receipt = try #require(Self.receipts(ingest).first)
+        #expect(receipt.properties["app_version"] == "9.8.7")
+
+        try Data("not a ledger".utf8).write(to: URL(fileURLWithPath: directory.path + "/areas/a0/" + ReceiptLedger.fileName))
+        let second = TestClient(tuning: tuning, directory: directory, endpoint: ingest.endpoint)
+        second.client.track("e", properties: ["app_version": "2.3.1"])
+        await second.client.flush()
+        second.clock.advance(by: Self.oneDay)
+        #expect(await ingest.waitForEvents(count: 4))
+        await second.client.flush()
+        #expect(second.log.lines(containing: "receipts ledger").count == 1)
+        let next = try #require(Self.receipts(ingest).first { $0.eventID != receipt.eventID })
+        #expect(next.properties["app_version"] == "2.3.1" && Self.int(next, "receipt_seq") == 1 && Self.int(next, "delivered") == 1)
+        #expect(next.properties["receipt_ledger"] != receipt.properties["receipt_ledger"])
+        await shutDown(second.client)
     }
 }
