@@ -1,6 +1,6 @@
 /// When the client sends a completeness receipt: a small `delivery_receipt` event that says what
 /// became of the events whose fate was settled since the last receipt (delivered, rejected,
-/// evicted by the caps…), with the SDK's and the app's version. See <doc:CompletenessReceipts>.
+/// evicted by the caps…), with the SDK's and the app's version. See <doc:ReadingReceipts>.
 ///
 /// Each outbox area keeps what the next receipt will say in a small file, so the counts survive
 /// a kill or a crash; collection turned off wipes it, and no receipt is sent while it is off.

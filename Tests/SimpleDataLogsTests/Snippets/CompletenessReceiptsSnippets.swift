@@ -1,4 +1,4 @@
-// CompletenessReceipts.md's samples, compiled; the reading one runs as a real test against a
+// ReadingReceipts.md's samples, compiled; the reading one runs as a real test against a
 // LocalIngest.
 import Foundation
 import Testing
@@ -12,7 +12,7 @@ func completenessReceiptsOffSample() -> SimpleDataLogsClient.Configuration {
     return configuration
 }
 
-@Suite("CompletenessReceipts.md: reading receipts", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
+@Suite("ReadingReceipts.md: reading receipts", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct CompletenessReceiptsSample {
     /// The article's reading sample over `ingest`'s receipts: the share of what arrived.
     static func share(of ingest: LocalIngest) -> Double {
