@@ -199,4 +199,39 @@ struct ReceiptDeliveryTests {
         #expect(next.properties["receipt_ledger"] != receipt.properties["receipt_ledger"])
         await shutDown(second.client)
     }
+
+    @Test("adoption: a dead area's ledger becomes a receipt of its own, under its own ledger id; its delivery is counted in the adopter's next one")
+    func adoption() async throws {
+        let ingest = try LocalIngest()
+        defer { ingest.stop() }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let first = TestClient(directory: directory, endpoint: ingest.endpoint)
+        let second = TestClient(directory: directory, endpoint: ingest.endpoint)
+        for seq in 0..<3 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        for seq in 3..<10 { second.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+        await first.client.flush()
+        await second.client.flush()
+        #expect(ingest.receivedEvents.count == 10)
+        await shutDown(first.client)
+        await shutDown(second.client)
+        let areas = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas").sorted()
+        try #require(areas == ["a0", "a1"])
+        let secondsLedger = try #require(ReceiptLedger.decode(Array(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/areas/a1/" + ReceiptLedger.fileName)))))
+
+        let adopter = TestClient(directory: directory, endpoint: ingest.endpoint)
+        await adopter.client.flush()
+        #expect(await ingest.waitForEvents(count: 11))
+        let absorbed = try #require(Self.receipts(ingest).first)
+        #expect(absorbed.properties["receipt_ledger"] == .string(EventEncoder.lowercaseString(secondsLedger.id)))
+        #expect(Self.int(absorbed, "receipt_seq") == 1 && Self.int(absorbed, "delivered") == secondsLedger.counts.delivered)
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/areas/a1"), "the dead area is gone, its ledger with it")
+        adopter.clock.advance(by: Self.oneDay)
+        #expect(await ingest.waitForEvents(count: 12))
+        await adopter.client.flush()
+        let own = try #require(Self.receipts(ingest).first { $0.eventID != absorbed.eventID })
+        let total = Self.int(absorbed, "delivered") + Self.int(own, "delivered")
+        #expect(total == 11, "10 events and the absorbed receipt, each counted once")
+        await shutDown(adopter.client)
+    }
 }
