@@ -38,15 +38,15 @@ extension OutboxActor {
             try? fileSystem.remove(path)
             return
         }
-        ledger = stored
-        ledgerNeedsWrite = true
+        keeping.ledger = stored
+        keeping.needsWrite = true
     }
 
     /// `stored` with what this client counted before it had the area (it ran from memory).
     private func merged(_ stored: ReceiptLedger) -> ReceiptLedger {
         var stored = stored
-        stored.add(ledger.counts)
-        stored.pending += ledger.pending
+        stored.add(keeping.ledger.counts)
+        stored.pending += keeping.ledger.pending
         return stored
     }
 
@@ -58,8 +58,8 @@ extension OutboxActor {
         guard fileSystem.isRegularFile(path) else { return }
         if var theirs = (try? fileSystem.read(path)).flatMap(ReceiptLedger.decode) {
             for name in theirs.takeSettledFiles() { try? fileSystem.remove(dead.folder + "/" + name) }
-            if receipts.isOn, ledger.absorb(theirs, at: receipts.wallClock.nowMilliseconds) {
-                ledgerNeedsWrite = true
+            if receipts.isOn, keeping.ledger.absorb(theirs, at: receipts.wallClock.nowMilliseconds) {
+                keeping.needsWrite = true
                 storeLedger()
             }
         }
@@ -71,15 +71,15 @@ extension OutboxActor {
     /// and starts the timer for the next.
     func startReceipts() {
         guard receipts.isOn else { return }
-        if !ledger.pending.isEmpty {
-            let found = eventIDsOnDisk(among: Set(ledger.pending.map(\.eventID)))
-            ledger.receiptsJournaled(found)
-            ledgerNeedsWrite = ledgerNeedsWrite || !found.isEmpty
+        if !keeping.ledger.pending.isEmpty {
+            let found = eventIDsOnDisk(among: Set(keeping.ledger.pending.map(\.eventID)))
+            keeping.ledger.receiptsJournaled(found)
+            keeping.needsWrite = keeping.needsWrite || !found.isEmpty
             if intake.isEnabled {
-                for receipt in ledger.pending where !journaledReceipts.contains(receipt.eventID) { journal(receipt) }
+                for receipt in keeping.ledger.pending where !keeping.journaled.contains(receipt.eventID) { journal(receipt) }
             }
         }
-        if ledger.isDue(now: receipts.wallClock.nowMilliseconds, period: receipts.periodMilliseconds) {
+        if keeping.ledger.isDue(now: receipts.wallClock.nowMilliseconds, period: receipts.periodMilliseconds) {
             makeReceipt(reason: "a day after the last")
         }
         startReceiptTimer()
@@ -109,7 +109,7 @@ extension OutboxActor {
     // MARK: Receipts
 
     func startReceiptTimer() {
-        let wait = ledger.untilDue(now: receipts.wallClock.nowMilliseconds, period: receipts.periodMilliseconds)
+        let wait = keeping.ledger.untilDue(now: receipts.wallClock.nowMilliseconds, period: receipts.periodMilliseconds)
         receiptTimer.start(after: .milliseconds(max(wait, 1))) { .timer(.receipt, generation: $0) }
     }
 
@@ -129,11 +129,11 @@ extension OutboxActor {
         guard receipts.isOn, intake.isEnabled else { return }
         foldCounters()
         let counters = counters.snapshot
-        let receipt = ledger.beginReceipt(
+        let receipt = keeping.ledger.beginReceipt(
             at: receipts.wallClock.nowMilliseconds, setAside: counters.setAside, pending: counters.pending,
-            appVersion: seenAppVersion ?? bundleAppVersion()
+            appVersion: keeping.seenAppVersion ?? bundleAppVersion()
         )
-        ledgerNeedsWrite = true
+        keeping.needsWrite = true
         storeLedger()
         if receiptCrashPoint == .afterReceiptBegun { kill(getpid(), SIGKILL) }
         journal(receipt)
@@ -149,7 +149,7 @@ extension OutboxActor {
     private func journal(_ receipt: PendingReceipt) {
         intake.admitGenerated(1)
         append(receipt.event)
-        journaledReceipts.insert(receipt.eventID)
+        keeping.journaled.insert(receipt.eventID)
     }
 
     /// The app's version from the bundle (apps), once; servers pass theirs as an `app_version`
@@ -163,11 +163,11 @@ extension OutboxActor {
     /// Adds what the counters counted since the last fold to the ledger.
     func foldCounters() {
         let now = ReceiptCounts(counters.snapshot)
-        let delta = now - ledgerBaseline
+        let delta = now - keeping.baseline
         guard !delta.isZero else { return }
-        ledgerBaseline = now
-        ledger.add(delta)
-        ledgerNeedsWrite = true
+        keeping.baseline = now
+        keeping.ledger.add(delta)
+        keeping.needsWrite = true
     }
 
     /// At the start of every operation's end: when it settled batches (files to delete, or
@@ -176,24 +176,24 @@ extension OutboxActor {
     func storeLedgerIfNeeded() {
         guard receipts.isOn else { return }
         let now = ReceiptCounts(counters.snapshot)
-        let delta = now - ledgerBaseline
-        let removals = removalsAwaitingLedger
-        if !journaledReceipts.isEmpty, holdsEverythingOnDisk {
-            ledger.receiptsJournaled(journaledReceipts)
-            journaledReceipts = []
-            ledgerNeedsWrite = true
+        let delta = now - keeping.baseline
+        let removals = keeping.removalsAwaitingLedger
+        if !keeping.journaled.isEmpty, holdsEverythingOnDisk {
+            keeping.ledger.receiptsJournaled(keeping.journaled)
+            keeping.journaled = []
+            keeping.needsWrite = true
         }
-        guard ledgerNeedsWrite || !removals.isEmpty || delta.differsInFileSettlements(from: ReceiptCounts()) else { return }
-        removalsAwaitingLedger = []
-        ledgerBaseline = now
+        guard keeping.needsWrite || !removals.isEmpty || delta.differsInFileSettlements(from: ReceiptCounts()) else { return }
+        keeping.removalsAwaitingLedger = []
+        keeping.baseline = now
         if let area {
             let prefix = area.folder + "/"
             let names = removals.compactMap { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil }
-            ledger.settle(delta, files: names) { fileSystem.isRegularFile(prefix + $0) }
+            keeping.ledger.settle(delta, files: names) { fileSystem.isRegularFile(prefix + $0) }
         } else {
-            ledger.add(delta)
+            keeping.ledger.add(delta)
         }
-        ledgerNeedsWrite = true
+        keeping.needsWrite = true
         storeLedger()
         if !removals.isEmpty, receiptCrashPoint == .afterSettlement { kill(getpid(), SIGKILL) }
         for path in removals { sealer.handQuietly(.remove(path: path, spareFolder: area?.temporaryFolder)) }
@@ -205,14 +205,14 @@ extension OutboxActor {
     /// after a power loss the sealed batches it counted may be sent again (DESIGN.md,
     /// "Durability contract").
     func storeLedger() {
-        guard ledgerNeedsWrite, let area, let path = ledgerPath else { return }
+        guard keeping.needsWrite, let area, let path = ledgerPath else { return }
         let temporary = area.temporaryFolder + "/" + ReceiptLedger.fileName
         do {
             let descriptor = try openRecreatingFolders(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
             defer { fileSystem.close(descriptor) }
-            try writeAll(ledger.encoded(), to: descriptor, path: temporary)
+            try writeAll(keeping.ledger.encoded(), to: descriptor, path: temporary)
             try fileSystem.rename(temporary, to: path)
-            ledgerNeedsWrite = false
+            keeping.needsWrite = false
         } catch {
             reportDiskTrouble(error, doing: "keep the receipts ledger")
         }
@@ -222,11 +222,11 @@ extension OutboxActor {
     /// a new id and nothing counted, and the counts so far are never reported.
     func wipeLedger() {
         guard receipts.isOn else { return }
-        ledger = .wiped(id: UniqueID.random(), now: receipts.wallClock.nowMilliseconds)
-        ledgerBaseline = ReceiptCounts(counters.snapshot)
-        journaledReceipts = []
-        removalsAwaitingLedger = []
-        ledgerNeedsWrite = false
+        keeping.ledger = .wiped(id: UniqueID.random(), now: receipts.wallClock.nowMilliseconds)
+        keeping.baseline = ReceiptCounts(counters.snapshot)
+        keeping.journaled = []
+        keeping.removalsAwaitingLedger = []
+        keeping.needsWrite = false
     }
 }
 

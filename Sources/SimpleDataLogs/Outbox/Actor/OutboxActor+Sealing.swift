@@ -134,7 +134,7 @@ extension OutboxActor {
     func removeLater(_ path: String) {
         // With a ledger on disk, the file goes only once the ledger names it (``endOperation()``).
         if receipts.isOn, area != nil {
-            removalsAwaitingLedger.append(path)
+            keeping.removalsAwaitingLedger.append(path)
             return
         }
         sealer.hand(.remove(path: path, spareFolder: area?.temporaryFolder))

@@ -101,18 +101,8 @@ actor OutboxActor {
     let receiptCrashPoint: ReceiptCrashPoint?
     /// Makes the next receipt a period after the last one.
     let receiptTimer: MessageTimer<OutboxInput>
-    /// What the next receipt will say, stored in `<area>/receipts.ledger` when there is an area.
-    var ledger: ReceiptLedger
-    /// The client's counters as last folded into ``ledger``.
-    var ledgerBaseline = ReceiptCounts()
-    /// The ledger changed in memory and must be stored before the next file is deleted.
-    var ledgerNeedsWrite = false
-    /// Batch files whose deletion waits for the ledger to name them (``removeLater(_:)``).
-    var removalsAwaitingLedger: [String] = []
-    /// The receipts journaled by this run, still pending in the ledger until the journal is whole.
-    var journaledReceipts: Set<UUID> = []
-    /// The newest `app_version` property an event carried, for the receipts.
-    var seenAppVersion: String?
+    /// The ledger and what goes with it between two stores (``ReceiptKeeping``).
+    var keeping: ReceiptKeeping
 
     init(
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
@@ -124,7 +114,7 @@ actor OutboxActor {
     ) {
         self.receipts = receipts
         receiptCrashPoint = faults.receiptCrashPoint
-        ledger = ReceiptLedger(id: UniqueID.random(), now: receipts.wallClock.nowMilliseconds)
+        keeping = ReceiptKeeping(ledger: ReceiptLedger(id: UniqueID.random(), now: receipts.wallClock.nowMilliseconds))
         self.intakeLogSlots = directory == nil ? nil : intakeLogSlots
         self.sealer = sealer
         self.middleware = middleware
@@ -367,7 +357,7 @@ actor OutboxActor {
     func append(_ event: Event) {
         // Each event's bytes are an array of their own: the open batch keeps them (for a rewrite,
         // and the batch sealed from it), so they are written in place, not copied from a scratch.
-        if receipts.isOn, case .string(let version)? = event.properties["app_version"] { seenAppVersion = version }
+        if receipts.isOn, case .string(let version)? = event.properties["app_version"] { keeping.seenAppVersion = version }
         let payload: [UInt8]
         if event.origin == .autocaptured, event.name == "app_launched", event.properties["is_first_launch"] == nil {
             // Only the outbox knows its folder's history; the flag is filled in here.
