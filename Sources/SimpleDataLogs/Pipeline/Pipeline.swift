@@ -122,7 +122,7 @@ final class Pipeline: Sendable {
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, input: toOutbox, sealer: sealerChannel,
-            owner: settings.owner, middleware: chain, reports: reports, intakeLogSlots: intakeLogSlots, executor: outboxExecutor
+            owner: settings.owner, formerOwners: settings.formerOwners, middleware: chain, reports: reports, intakeLogSlots: intakeLogSlots, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions
