@@ -1,10 +1,12 @@
 import Foundation
+@testable import SDLCommands
 import SimpleDataLogsTesting
 import Testing
 @testable import SimpleDataLogs
 
 /// What the server article's "Run it as a fleet" says a fleet gets and does not, where no other
-/// suite asserts it: the ids a restarted process resends with, and sessions kept per process.
+/// suite asserts it: the ids a restarted process resends with, sessions kept per process, and a
+/// key changed by a restart.
 /// (The rest is asserted elsewhere: `DeliveryTests`, `UploaderRequestBuilderTests`,
 /// `OutboxCrashTests`, `KeyAndEndpointTests`, `CLIDrainTests`, `DerivedEventIDTests`,
 /// `PublicCallsTests`, `UploaderKeyProbeScheduleTests`.)
@@ -52,5 +54,36 @@ struct FleetTests {
         let handled = ingest.receivedEvents.filter { $0.name == "request_handled" }
         #expect(handled.count == 2 && handled.allSatisfy { $0.deviceID == "customer-42" && $0.sessionID != nil })
         #expect(Set(handled.map(\.sessionID)).count == 2, "a session per process")
+    }
+
+    @Test("a new key takes a restart: the old key's batches stay in their area, named in one info line, and a client with the old key still delivers them", .tags(.sockets))
+    func newKeyAfterRestart() async throws {
+        let oldKey = "sdl_sec_rotated_old_000000000", newKey = "sdl_sec_rotated_new_111111111"
+        let ingest = try LocalIngest()
+        let folder = TemporaryDirectory("sdl-rotation")
+        defer { ingest.stop(); folder.remove() }
+        // The old key's process leaves three events on disk (it sends nothing: the key was revoked).
+        var quiet = ClientTuning()
+        quiet.startsUploader = false
+        let old = TestClient(key: oldKey, tuning: quiet, directory: folder, endpoint: ingest.endpoint)
+        for seq in 0..<3 { old.client.track("before_rotation", properties: ["seq": .int(Int64(seq))]) }
+        await old.drain()
+        await shutDown(old.client)
+
+        let restarted = TestClient(key: newKey, directory: folder, endpoint: ingest.endpoint, adjust: { $0.logLevel = .info })
+        restarted.client.track("after_rotation")
+        await restarted.client.flush()
+        await shutDown(restarted.client)
+        #expect(ingest.receivedEvents.map(\.name) == ["after_rotation"], "the new key sends only its own events")
+        #expect(restarted.client.counters.recovered == 0)
+        #expect(restarted.log.lines(containing: "with events for another key or endpoint untouched").count == 1)
+        #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 3)
+
+        // `sdl outbox drain DIR --key OLD` runs this client (CLIDrainTests); here, in process.
+        let drainer = TestClient(key: oldKey, directory: folder, endpoint: ingest.endpoint)
+        await drainer.client.flush()
+        await shutDown(drainer.client)
+        #expect(ingest.receivedEvents.map(\.name).sorted() == ["after_rotation", "before_rotation", "before_rotation", "before_rotation"])
+        #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 0)
     }
 }
