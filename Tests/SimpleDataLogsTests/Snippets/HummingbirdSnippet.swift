@@ -22,7 +22,8 @@ import Testing
 /// The samples and the stand-ins they compile against, in a namespace of their own (the Vapor
 /// snippet has a `Request` and an `Application` of its own).
 private enum HummingbirdSnippet {
-    protocol RequestContext: Sendable {
+    /// Not `Sendable`, as Hummingbird's is not required to be: the sample must not need it.
+    protocol RequestContext {
         var id: String { get }
     }
 
