@@ -147,17 +147,9 @@ struct HummingbirdMiddlewareTests {
             }
             client.track("outside")
             try await withTimeLimit(waitingFor: "a flush") { _ = await client.flush() }
-            let events = delivery.ingest.receivedEvents
-            #expect(events.count == 41)
-            for index in 0..<20 {
-                let requestID = index == 1 ? "proxy-1" : "hb-\(index)"
-                let mine = events.filter { $0.properties["request_id"] == .string(requestID) }
-                #expect(mine.map(\.name).sorted() == ["child_task", "route_handled"], "request \(index)")
-                #expect(mine.allSatisfy { $0.deviceID == (index == 0 ? "server-itself" : "device-\(index)") }, "request \(index)")
-                #expect(mine.first { $0.name == "route_handled" }?.properties["context_id"] == .string("hb-\(index)"))
-            }
-            let outside = try #require(events.first { $0.name == "outside" })
-            #expect(outside.properties["request_id"] == nil && outside.deviceID == "server-itself", "nothing leaks out of a request")
+            try expectScopedRequests(
+                delivery.ingest.receivedEvents, requestID: { $0 == 1 ? "proxy-1" : "hb-\($0)" }, marker: ("context_id", { "hb-\($0)" })
+            )
         }
     }
 }
