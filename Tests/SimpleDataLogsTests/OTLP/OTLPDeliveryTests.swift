@@ -35,12 +35,16 @@ private func withOTLPDelivery(
     _ body: (OTLPDelivery) async throws -> Void
 ) async throws {
     let collector = try LocalCollector()
-    let otlp = OTLPTransport(collector: collector.endpoint, serviceName: "otlp-tests", resourceAttributes: ["host.name": "ci"])
+    let otlp = OTLPTransport(
+        collector: collector.endpoint, serviceName: "otlp-tests", resourceAttributes: ["host.name": "ci"],
+        headers: ["Authorization": "Bearer collector-token"]
+    )
     let tee = IngestTee(otlp)
     let test = TestClient(key: OTLPTransport.ingestKey, endpoint: collector.endpoint, adjust: { configuration in
         // The documented configuration, with the tee slipped in front of the transport it set.
         configuration = .server(sendingTo: otlp, storageDirectory: configuration.storageDirectory)
         #expect(configuration.transport is OTLPTransport && configuration.ingestKey == OTLPTransport.ingestKey)
+        #expect(configuration.endpoint == collector.endpoint && configuration.batchSize == 1_000 && configuration.maxConcurrentRequests == 4)
         configuration.transport = tee
         adjust(&configuration)
     })
@@ -107,7 +111,7 @@ struct OTLPDeliveryTests {
             let exports = delivery.collector.requests
             #expect(exports.allSatisfy { $0.path == "/v1/logs" && $0.method == "POST" && $0.status == 200 })
             #expect(exports.allSatisfy { $0.header("Content-Type") == "application/json" && $0.header("Content-Encoding") == "gzip" })
-            #expect(exports.allSatisfy { $0.header("Authorization") == nil }, "the ingest key never goes to the collector")
+            #expect(exports.allSatisfy { $0.header("Authorization") == "Bearer collector-token" }, "the transport's headers; the ingest key never goes to the collector")
             #expect(exports.allSatisfy { $0.header("User-Agent")?.hasPrefix("simpledatalogs-swift/") == true })
             var records: [String: (record: OTLPWire.LogRecord, batchID: String?)] = [:]
             for export in exports {
