@@ -201,7 +201,7 @@ struct OTLPDeliveryTests {
 
     @Test("400 sets the batch aside: kept on disk, counted, logged with the collector's message, never resent")
     func badData() async throws {
-        try await withOTLPDelivery { delivery in
+        try await withOTLPDelivery(adjust: { $0.logLevel = .info }) { delivery in
             delivery.collector.script([.status(400, message: "ReadObject: unknown field")])
             for seq in 0..<3 { delivery.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             await delivery.client.flush()
@@ -210,6 +210,8 @@ struct OTLPDeliveryTests {
             let counters = delivery.client.counters
             #expect(counters.setAside == 3 && counters.delivered == 0 && counters.isBalanced, "\(counters)")
             #expect(delivery.test.log.lines(containing: "ReadObject: unknown field").count >= 1)
+            // The milestone line names the ingest path the uploader built, as the docs warn.
+            #expect(delivery.test.log.lines(containing: "Configured: sending to \(delivery.collector.endpoint.absoluteString)/v1/events").count == 1)
         }
     }
 

@@ -101,6 +101,14 @@ struct OTLPEncodingTests {
         ])
     }
 
+    @Test("a scope name given replaces simpledatalogs; the version stays the SDK's")
+    func scopeName() throws {
+        let encoder = OTLPLogsEncoder(resource: OTLPTransport.Resource(serviceName: "s", attributes: [:]), scopeName: "checkout.analytics")
+        let export = try OTLPTransport.export(for: Self.request([Self.fullEvent()], gzip: false), encoder: encoder).get()
+        let scope = try #require(try OTLPWire.decode(Data(export.body)).resourceLogs?.first?.scopeLogs?.first?.scope)
+        #expect(scope.name == "checkout.analytics" && scope.version == SimpleDataLogsVersion.current)
+    }
+
     @Test("strings survive escaping: quotes, backslashes, control characters, non-ASCII and astral characters")
     func escaping() throws {
         let awkward = "quote \" backslash \\ newline \n tab \t bell \u{07} é 日本 🎉 \u{2028}"
