@@ -19,6 +19,9 @@ let package = Package(
     products: [
         .library(name: "SimpleDataLogs", targets: ["SimpleDataLogs"]),
         .library(name: "SimpleDataLogsTesting", targets: ["SimpleDataLogsTesting"]),
+        // Events to an OpenTelemetry Collector as OTLP/HTTP logs: a transport, in a product of
+        // its own so that apps that do not use it never link it.
+        .library(name: "SimpleDataLogsOTLP", targets: ["SimpleDataLogsOTLP"]),
         .executable(name: "sdl", targets: ["sdl"]),
     ],
     targets: [
@@ -37,6 +40,12 @@ let package = Package(
             resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: strictSettings
         ),
+        // The OTLP/HTTP logs transport: the SDK and zlib (for the uploader's gzip bodies) only.
+        .target(
+            name: "SimpleDataLogsOTLP",
+            dependencies: ["SimpleDataLogs", "CZlib"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "SimpleDataLogsTesting",
             dependencies: ["SimpleDataLogs", "CZlib"],
@@ -50,7 +59,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SimpleDataLogsBenchmarks",
-            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting"],
+            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "SimpleDataLogsOTLP"],
             path: "Benchmarks",
             exclude: ["README.md"],
             swiftSettings: strictSettings
@@ -97,7 +106,7 @@ let package = Package(
         .executableTarget(name: "FuzzIngestRequest", dependencies: ["SimpleDataLogsTesting"], path: "Tests/Fuzz/FuzzIngestRequest", swiftSettings: strictSettings),
         .testTarget(
             name: "SimpleDataLogsTests",
-            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "CZlib", "CSignals", "SDLCommands"],
+            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "SimpleDataLogsOTLP", "CZlib", "CSignals", "SDLCommands"],
             swiftSettings: strictSettings
         ),
     ],

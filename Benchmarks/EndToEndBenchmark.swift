@@ -1,5 +1,6 @@
 import Foundation
 import SimpleDataLogs
+import SimpleDataLogsOTLP
 import SimpleDataLogsTesting
 
 /// Figure 4: events/s from `track()` to a 202 at `LocalIngest` on loopback through the real
@@ -10,6 +11,10 @@ import SimpleDataLogsTesting
 /// and those not yet journaled under 4,000, so nothing is skipped or evicted; after the last
 /// `track()`, `flush()` seals the open batch; the clock stops when the ingest has counted every
 /// event. A count that does not arrive is reported as broken.
+///
+/// OTLP (issue 27): the same SDK run with ``OTLPTransport`` sending to a `LocalCollector` on
+/// loopback (`e2e.otlp.*`), reported against the default transport's figure of the same setup
+/// measured just before (its baseline), so the ratio is the cost of the OTLP adapter end to end.
 
 struct EndToEndBenchmark {
     let options: Options
@@ -39,16 +44,64 @@ struct EndToEndBenchmark {
         ]
         guard let folder = try? TemporaryFolder("e2e") else { report.broken("could not make a temporary folder"); return }
         defer { folder.remove() }
+        var defaultRates: [String: Double] = [:]
         for (index, setup) in setups.enumerated() {
             let base = await baselineRate(setup)
             let rate = await sdkRate(setup, folder: folder.url.appendingPathComponent("\(index)"))
             guard let rate, let base else { continue }
+            defaultRates[setup.name] = rate
             report.add(Figure(
                 setup.name, rate, unit: "events/s", baseline: base, target: setup.target, met: setup.met?(rate, base),
                 note: "\(setup.events) events, batch \(setup.batchSize), \(setup.inFlight) in flight, gzip \(setup.gzip ? "on" : "off"); baseline = URLSessionTransport.send of the same bodies x batch"
             ))
         }
+        for (index, setup) in setups.enumerated() where setup.gzip {
+            guard let rate = await otlpRate(setup, folder: folder.url.appendingPathComponent("otlp-\(index)")) else { continue }
+            let name = setup.name.replacingOccurrences(of: "e2e.", with: "e2e.otlp.")
+            report.add(Figure(
+                name, rate, unit: "events/s", baseline: defaultRates[setup.name],
+                note: "\(setup.events) events, batch \(setup.batchSize), \(setup.inFlight) in flight, gzip on; OTLPTransport to LocalCollector; baseline = \(setup.name) (the default transport to LocalIngest)"
+            ))
+        }
+        await otlpAdapter(gzip: true)
+        await otlpAdapter(gzip: false)
         await slowIngest(folder: folder.url.appendingPathComponent("slow"))
+    }
+
+    /// The OTLP adapter alone, per batch of 1,000 bench events: `OTLPTransport.send` with an
+    /// inner transport that answers 200 from memory (inflate, read, write the export, compress,
+    /// restate the answer), and the export's size per event against the ingest body's.
+    private func otlpAdapter(gzip: Bool) async {
+        let inner = InstantCollector()
+        let otlp = OTLPTransport(collector: URL(string: "http://127.0.0.1:9")!, serviceName: "benchmark", inner: inner)
+        var ids = EventIDGenerator()
+        let now = SystemWallClock().nowMilliseconds
+        let payloads = (0..<1_000).map { index in
+            BenchmarkSupport.payload(name: BenchEvent.name, properties: BenchEvent.properties(index), id: ids.next(milliseconds: now), timestamp: now)
+        }
+        guard let request = BenchmarkSupport.uploadRequest(
+            endpoint: URL(string: "http://127.0.0.1:9")!, ingestKey: BenchEvent.ingestKey, batchID: UUID(), payloads: payloads, sentAt: now, gzip: gzip
+        ) else { report.broken("could not build a request"); return }
+        let rounds = options.quick ? 20 : 200
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let start = Measure.now()
+            guard let answer = try? await otlp.send(request), answer.status == 202 else {
+                report.broken("e2e.otlp.adapter: the adapter did not restate a 200 as a 202")
+                return
+            }
+            samples.append(Measure.seconds(start, Measure.now()) * 1_000)
+        }
+        samples.sort()
+        let kind = gzip ? "gzip" : "plain"
+        report.add(Figure(
+            "e2e.otlp.adapter_ms_per_1000.\(kind)", samples[samples.count / 2], unit: "ms", runs: rounds, min: samples.first, max: samples.last,
+            note: "median of \(rounds) OTLPTransport.send of one 1,000-event batch, inner transport answering 200 from memory"
+        ))
+        report.add(Figure(
+            "e2e.otlp.bytes_per_event.\(kind)", Double(inner.lastBodyCount) / 1_000, unit: "bytes", baseline: Double(request.body.count) / 1_000,
+            note: "the export's body per event (gzip \(gzip ? "on" : "off")); baseline = the ingest body's"
+        ))
     }
 
     /// The SDK end to end; `nil` when the ingest did not count every event (reported as broken).
@@ -58,20 +111,7 @@ struct EndToEndBenchmark {
         defer { ingest.stop() }
         let client = BenchEvent.makeClient(folder: folder, endpoint: ingest.endpoint, batchSize: setup.batchSize, inFlight: setup.inFlight, gzip: setup.gzip)
         let start = Measure.now()
-        var seq = 0
-        while seq < setup.events {
-            let counters = client.counters
-            let written = client.journalWatermark.eventsWritten
-            let room = min(9_000 - (seq - counters.delivered), 4_000 - (seq - written), setup.events - seq)
-            if room < 16 && seq + room < setup.events {
-                Measure.sleep(microseconds: 100)
-                continue
-            }
-            for _ in 0..<room {
-                client.track(BenchEvent.name, properties: BenchEvent.properties(seq))
-                seq += 1
-            }
-        }
+        produce(setup.events, into: client)
         await client.flush()
         let arrived = await ingest.waitForEvents(count: setup.events, timeout: .seconds(120))
         let end = Measure.now()
@@ -83,6 +123,52 @@ struct EndToEndBenchmark {
         }
         if counters.skippedBacklog > 0 || counters.evictedByCaps > 0 {
             report.note("\(setup.name): skipped \(counters.skippedBacklog), evicted \(counters.evictedByCaps)")
+        }
+        return Double(setup.events) / Measure.seconds(start, end)
+    }
+
+    /// Tracks `events` events, keeping those not yet delivered under 9,000 (the outbox holds
+    /// 10,000) and those not yet journaled under 4,000, so nothing is skipped or evicted.
+    private func produce(_ events: Int, into client: SimpleDataLogsClient) {
+        var seq = 0
+        while seq < events {
+            let counters = client.counters
+            let written = client.journalWatermark.eventsWritten
+            let room = min(9_000 - (seq - counters.delivered), 4_000 - (seq - written), events - seq)
+            if room < 16 && seq + room < events {
+                Measure.sleep(microseconds: 100)
+                continue
+            }
+            for _ in 0..<room {
+                client.track(BenchEvent.name, properties: BenchEvent.properties(seq))
+                seq += 1
+            }
+        }
+    }
+
+    /// The SDK end to end through ``OTLPTransport`` to a `LocalCollector`; `nil` when the
+    /// collector did not take every event (reported as broken).
+    private func otlpRate(_ setup: Setup, folder: URL) async -> Double? {
+        let collector: LocalCollector
+        do { collector = try LocalCollector() } catch { report.broken("LocalCollector: \(error)"); return nil }
+        defer { collector.stop() }
+        let client = BenchEvent.newClient(uploads: true)
+        var configuration = BenchEvent.configuration(
+            folder: folder, endpoint: collector.endpoint, batchSize: setup.batchSize, inFlight: setup.inFlight, gzip: setup.gzip
+        )
+        configuration.transport = OTLPTransport(collector: collector.endpoint, serviceName: "benchmark")
+        client.configure(configuration)
+        let start = Measure.now()
+        produce(setup.events, into: client)
+        // flush() returns once every batch got its answer; a second one covers a batch that
+        // was retried (it never is on loopback, but a lost count must show as broken, not hang).
+        for _ in 0..<3 where collector.acceptedLogRecords < setup.events { await client.flush() }
+        let end = Measure.now()
+        let counters = client.counters
+        await client.shutdown(timeLimit: .seconds(2))
+        guard collector.acceptedLogRecords == setup.events else {
+            report.broken("e2e.otlp \(setup.name): the collector took \(collector.acceptedLogRecords) of \(setup.events) events; counters \(counters)")
+            return nil
         }
         return Double(setup.events) / Measure.seconds(start, end)
     }
@@ -187,5 +273,18 @@ struct EndToEndBenchmark {
             "e2e.latency100ms.drain", Measure.seconds(offeredEnd, end) * 1_000, unit: "ms",
             note: "from the last track() to the ingest counting every event (includes flush)"
         ))
+    }
+}
+
+/// An inner transport for ``EndToEndBenchmark``'s adapter figure: answers every export 200 at once
+/// and keeps the size of the last body.
+private final class InstantCollector: Transport {
+    private let size = Locked(0)
+
+    var lastBodyCount: Int { size.withLock { $0 } }
+
+    func send(_ request: UploadRequest) async throws -> UploadResponse {
+        size.withLock { $0 = request.body.count }
+        return UploadResponse(status: 200, body: Data(#"{"partialSuccess":{}}"#.utf8))
     }
 }

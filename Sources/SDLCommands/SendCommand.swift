@@ -100,10 +100,12 @@ enum SendCommand {
     ) async -> Int32 {
         let clock = ContinuousClock()
         let deadline = clock.now + options.timeout
-        client.configure(SimpleDataLogsClient.Configuration(
+        var configuration = SimpleDataLogsClient.Configuration(
             ingestKey: options.key, endpoint: options.endpoint, storageDirectory: options.storage, appID: "sdl",
             requestTimeout: min(options.timeout, .seconds(30))
-        ))
+        )
+        configuration.previousIngestKeys = options.previousKeys
+        client.configure(configuration)
         let reports = client.deliveryReports()
         async let outcome = SendOutcome.collect(reports)
         if let event = options.event { client.track(event, properties: options.properties) }

@@ -6,7 +6,7 @@ real findings, kept on purpose) are left alone; every other file in the three fo
 
     python3 Tests/Fuzz/make-corpus.py
 
-Formats: DESIGN.md section 7 (records and batch files); Tests/Fuzz/FuzzIngestRequest/main.swift
+Formats: Docs/formats.md (records and batch files); Tests/Fuzz/FuzzIngestRequest/main.swift
 (the 4 control bytes in front of each HTTP stream).
 """
 import os

@@ -6,7 +6,7 @@ import SimpleDataLogs
 /// pre-stop hook). The same client, checks and exit codes as `sdl send`, without its event.
 enum DrainCommand {
     static let help = """
-        Usage: sdl outbox drain [DIR] [--key KEY] [--endpoint URL] [--timeout SECONDS] [--app-id NAME] [--verbose]
+        Usage: sdl outbox drain [DIR] [--key KEY] [--previous-key KEY]… [--endpoint URL] [--timeout SECONDS] [--app-id NAME] [--verbose]
 
         Delivers what earlier runs left in an outbox folder (a pod that was killed, a job that
         ended with the ingest down) and tracks nothing new: for a Kubernetes job or a pre-stop
@@ -19,6 +19,8 @@ enum DrainCommand {
 
         Options:
           --key KEY          the ingest key the events were tracked for (or set SDL_INGEST_KEY)
+          --previous-key KEY a key this project used before KEY (a rotation): what it left is
+                             sent with KEY too; repeat for more
           --endpoint URL     the ingest they were tracked for (default https://edge.simpledatalogs.com)
           --timeout SECONDS  the longest the whole command takes (default 10; half a second more
                              to finish)
@@ -41,7 +43,7 @@ enum DrainCommand {
         let options: SendOptions
         do throws(UsageError) {
             let parsed = try ParsedArguments(
-                arguments, valued: ["--key", "--endpoint", "--timeout", "--app-id"], flags: ["--verbose"], command: command
+                arguments, valued: ["--key", "--previous-key", "--endpoint", "--timeout", "--app-id"], flags: ["--verbose"], command: command
             )
             if parsed.wantsHelp {
                 console.out(help)

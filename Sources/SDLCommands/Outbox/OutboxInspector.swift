@@ -8,8 +8,8 @@ import Darwin
 import SimpleDataLogs
 
 /// A read-only look at an outbox folder, and the one repair `sdl outbox requeue` makes, built on
-/// the outbox's own layout and record format (DESIGN.md, section 7) so the tool and the SDK can
-/// never disagree about what a file holds.
+/// the outbox's own layout and record format (DESIGN.md, section 7; Docs/formats.md) so the tool
+/// and the SDK can never disagree about what a file holds.
 ///
 /// ``inspect(root:)`` opens every file read-only and never takes an area's lock: it can look at
 /// the outbox of a running app without disturbing it. Whether a lock is held is read from

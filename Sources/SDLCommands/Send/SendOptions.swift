@@ -9,6 +9,9 @@ struct SendOptions: Sendable {
     var properties: [String: PropertyValue]
     var endpoint: URL
     var key: String
+    /// `--previous-key` (drain only): keys the project used before ``key``, whose leftovers are
+    /// sent with it (``SimpleDataLogsClient/Configuration/previousIngestKeys``).
+    var previousKeys: [String] = []
     var storage: URL?
     var timeout: Duration
     /// `--verbose`: the SDK's debug lines on standard error.
@@ -53,6 +56,10 @@ struct SendOptions: Sendable {
         properties = [:]
         verbose = parsed.flags.contains("--verbose")
         (endpoint, key, timeout) = try Self.destination(parsed, environment: environment)
+        previousKeys = parsed.all("--previous-key")
+        for previous in previousKeys where IngestKey.kind(of: previous) == nil {
+            throw UsageError("the previous key \(IngestKey.redacted(previous)) is not an ingest key (they start with sdl_pub_ or sdl_sec_).", hint: "Pass the key this project used before --key.")
+        }
         storage = URL(fileURLWithPath: folder)
     }
 

@@ -29,6 +29,8 @@ public final class SimpleDataLogsClient: Sendable {
 
     private struct State: Sendable {
         var pipeline: Pipeline?
+        /// The key requests carry (after a rotation, the new one); `nil` while nothing is sent.
+        var ingestKey: String?
         var logger: SDKLogger
         var isShutDown = false
     }
@@ -153,6 +155,7 @@ public final class SimpleDataLogsClient: Sendable {
             guard !state.isShutDown else { return .afterShutdown }
             guard state.pipeline == nil else { return .again }
             state.logger = logger
+            state.ingestKey = uploader.settings.builder?.ingestKey
             state.pipeline = Pipeline(
                 intake: intake, counters: stageCounters, logger: logger, directory: directory,
                 clock: clock, wallClock: wallClock, policy: SealPolicy(maxEvents: configuration.batchSize),
@@ -203,6 +206,21 @@ public final class SimpleDataLogsClient: Sendable {
 
     private enum ConfigureOutcome { case started, again, afterShutdown }
 
+    /// ``rotateIngestKey(to:)``'s step under the client's lock: the verdict, and on `.rotate`
+    /// the key swapped and the rotation queued, under the lock, so that two rotations reach the
+    /// outbox in the order they changed the key.
+    func swapIngestKey(for newKey: String) -> (KeyRotation.Verdict, previous: String?, SDKLogger) {
+        state.withLock { state in
+            let previous = state.ingestKey
+            let verdict = state.isShutDown || state.pipeline == nil ? .cannotSend : KeyRotation.verdict(newKey: newKey, currentKey: previous)
+            if case .rotate(let key) = verdict {
+                state.ingestKey = key
+                intake.enqueue(.rotateKey(KeyRotation(key: key)))
+            }
+            return (verdict, previous, state.logger)
+        }
+    }
+
     /// The milestone line of a started client: where events go (the key redacted), where they
     /// wait, and how they are cut and sent.
     private static func configuredLine(_ configuration: Configuration, eventsURL: URL?, directory: String?, limits: Limits) -> String {
@@ -236,7 +254,7 @@ public final class SimpleDataLogsClient: Sendable {
             refusal = error.message
         }
         let owned = configuration.transport == nil ? URLSessionTransport() : nil
-        let settings = UploaderSettings(
+        var settings = UploaderSettings(
             builder: builder,
             transport: configuration.transport ?? owned ?? URLSessionTransport(),
             ownedTransport: owned,
@@ -246,6 +264,12 @@ public final class SimpleDataLogsClient: Sendable {
             backoffScale: tuning.backoffScale,
             sending: sending
         )
+        if let builder {
+            // What keys this project used before leaves areas this client takes over.
+            let previous = configuration.previousIngestKeys.map(IngestKey.trimmed)
+            settings.formerOwners = previous.filter { IngestKey.kind(of: $0) != nil && $0 != builder.ingestKey }
+                .map { AreaOwner(ingestKey: $0, eventsURL: builder.eventsURL) }
+        }
         return (settings, refusal)
     }
 

@@ -132,6 +132,8 @@ actor IdentityActor {
                 if !enabled { output.append(.optOut) }
             case .barrier(let barrier):
                 output.append(.barrier(barrier))
+            case .rotateKey(let rotation):
+                output.append(.rotateKey(rotation))
             case .crashRecordHandedOver(let record):
                 output.append(.crashRecordHandedOver(record))
             case .activity(let activity, let time):

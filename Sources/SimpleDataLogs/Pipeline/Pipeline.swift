@@ -122,8 +122,8 @@ final class Pipeline: Sendable {
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, input: toOutbox, sealer: sealerChannel,
-            owner: settings.owner, middleware: chain, reports: reports, intakeLogSlots: intakeLogSlots, receipts: receipts,
-            executor: outboxExecutor
+            owner: settings.owner, formerOwners: settings.formerOwners, middleware: chain, reports: reports, intakeLogSlots: intakeLogSlots,
+            receipts: receipts, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions

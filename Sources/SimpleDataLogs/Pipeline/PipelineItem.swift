@@ -22,6 +22,9 @@ enum PipelineItem: Sendable {
     /// Every intake-log record up to this sequence number has been handled by the stages: once
     /// the journal holds what came before this item, the log may release them (issue 25).
     case logPosition(UInt64)
+    /// `rotateIngestKey(to:)`: from here on the outbox's area belongs to this key, and the
+    /// uploader sends everything still unsent with it (``KeyRotation``).
+    case rotateKey(KeyRotation)
 }
 
 /// What the app asked for, in the order it asked: the ordered intake that `track()` and the
@@ -46,4 +49,7 @@ enum IntakeItem: Sendable {
     case replayBegins
     /// Replay only: the live identity comes back (keeping the install id the replay left on disk).
     case replayEnds
+    /// `rotateIngestKey(to:)`, in order with the calls around it. Never written to the intake
+    /// log: the log is a file, and a key is never stored in clear.
+    case rotateKey(KeyRotation)
 }

@@ -53,7 +53,7 @@ actor SessionsActor {
             return chunk.filter {
                 switch $0 {
                 case .activity, .identityReset: false
-                case .event, .optOut, .barrier, .sessionCheckpoint, .crashRecordHandedOver, .logPosition: true
+                case .event, .optOut, .barrier, .sessionCheckpoint, .crashRecordHandedOver, .logPosition, .rotateKey: true
                 }
             }
         }
@@ -95,7 +95,7 @@ actor SessionsActor {
                     generated += emitted.count
                     passSteps(emitted, into: &output, tally: &tally, problems: &problems)
                 }
-            case .optOut, .barrier, .sessionCheckpoint, .crashRecordHandedOver, .logPosition:
+            case .optOut, .barrier, .sessionCheckpoint, .crashRecordHandedOver, .logPosition, .rotateKey:
                 output.append(item)
             }
         }

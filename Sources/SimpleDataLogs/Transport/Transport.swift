@@ -44,25 +44,10 @@ extension SimpleDataLogs {
     ///
     /// (Outside the SDK, use any lock, or an actor: `Locked` is the package's own.)
     ///
-    /// An adapter for AsyncHTTPClient, sketched (the SDK does not depend on it):
-    ///
-    /// ```swift
-    /// struct AsyncHTTPClientTransport: Transport {
-    ///     let client: HTTPClient
-    ///     func send(_ request: UploadRequest) async throws -> UploadResponse {
-    ///         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-    ///         outgoing.method = .POST
-    ///         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
-    ///         outgoing.body = .bytes(ByteBuffer(bytes: request.body))
-    ///         let response = try await client.execute(outgoing, timeout: .seconds(request.timeout.components.seconds))
-    ///         let body = try await response.body.collect(upTo: 1 << 20)
-    ///         return UploadResponse(status: Int(response.status.code),
-    ///                               headers: Dictionary(response.headers.map { ($0.name, $0.value) }) { $1 },
-    ///                               body: Data(buffer: body))
-    ///     }
-    /// }
-    /// ```
-    /// (Map its connect and timeout errors to ``TransportError`` in a `catch`.)
+    /// A server that runs AsyncHTTPClient finds a complete transport over it, compiled and tested,
+    /// in <doc:UsingItInAServer#Plug-in-your-HTTP-client>. Mind its configuration: AsyncHTTPClient
+    /// follows redirects by default, which this contract forbids, so its client is made with
+    /// `HTTPClient.Configuration(redirectConfiguration: .disallow)`.
     public protocol Transport: Sendable {
         /// Sends one request and returns the server's answer, whatever its status.
         /// - Parameter request: The request, complete with its headers and (possibly gzipped) body.

@@ -41,6 +41,9 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     private let reader: BatchReader
     /// Where the queued batches' files are, as the outbox last said (nil: memory only).
     private var batchesFolder: String?
+    /// Builds every request: the settings' at first, then the rotated key's
+    /// (``UploaderInput/keyRotated(_:)``). `nil` when nothing may be sent.
+    private var builder: UploadRequestBuilder?
 
     private var machine: UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>
     /// The one backoff or key-probe timer: each ``UploaderStateMachine/Action/startTimer(after:generation:)``
@@ -62,6 +65,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         self.wallClock = wallClock
         self.outbox = outbox
         self.settings = settings
+        builder = settings.builder
         self.logger = logger
         self.reports = reports
         self.counters = counters
@@ -118,7 +122,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 // offline go in this pass instead of waiting for its timer (about 4 s).
                 await outbox.sealOpenBatch()
                 await sendPass(after: .batchesAvailable)
-            case .queue, .splitEnded:
+            case .queue, .splitEnded, .keyRotated:
                 break
             }
         }
@@ -134,6 +138,12 @@ actor Uploader<C: Clock> where C.Duration == Duration {
             return true
         case .splitEnded(let parent, let halves):
             perform(machine.splitEnded(parent: parent, halves: halves))
+            return true
+        case .keyRotated(let key):
+            // Counted as a queue change: the run it ends starts a pass, which the pause, now
+            // over, no longer holds back.
+            builder = builder?.replacingKey(with: key)
+            perform(machine.keyRotated())
             return true
         case .timerFired, .flush, .online:
             return false
@@ -159,7 +169,7 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         // Offline: no pass, and the wake-up changes nothing (a timer that fired meanwhile has
         // passed its time, so the pass that going online starts honours it anyway).
         guard !settings.sending.isOffline else { return }
-        guard machine.startsPass(after: wake, at: clock.now), let builder = settings.builder, intake.isEnabled else { return }
+        guard machine.startsPass(after: wake, at: clock.now), builder != nil, intake.isEnabled else { return }
         perform(machine.beginPass())
         // Batches read while others were in flight (see `readAhead`).
         var prefetched: [UUID: SealedBatch] = [:]
@@ -174,14 +184,18 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 // at once.
                 takeInputDuringPass()
                 while let batch = machine.takeNext(mayStart: !Task.isCancelled && intake.isEnabled && !settings.sending.isOffline) {
-                    if let sealed = load(batch, prefetched: &prefetched) {
+                    if let sealed = load(batch, prefetched: &prefetched), let builder {
                         // Read as the request leaves: a failure counted after this makes its own
-                        // failure part of that round (counted once).
+                        // failure part of that round (counted once); the key's generation tells a
+                        // 401 to the key before a rotation from one to the new key.
                         let round = machine.requestLeft()
+                        let keyGeneration = machine.keyGeneration
                         group.addTask {
-                            (batch, await Self.attempt(
+                            var attempted = await Self.attempt(
                                 sealed, round: round, builder: builder, settings: settings, clock: clock, wallClock: wallClock, logger: logger
-                            ))
+                            )
+                            attempted.keyGeneration = keyGeneration
+                            return (batch, attempted)
                         }
                     }
                     takeInputDuringPass()
@@ -192,7 +206,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 if let roundTrip = attempted.roundTrip { counters.recordAnswer(roundTrip: roundTrip) }
                 let step = machine.answered(
                     attempted.outcome, attempt: attempted.attempt, batch: batch,
-                    sentAt: attempted.sentAt, sentInRound: attempted.round, now: clock.now, elapsed: attempted.elapsed, wallNow: wallClock.now()
+                    sentAt: attempted.sentAt, sentInRound: attempted.round, now: clock.now, elapsed: attempted.elapsed, wallNow: wallClock.now(),
+                    keyGeneration: attempted.keyGeneration
                 )
                 perform(step.actions)
             }
@@ -324,6 +339,8 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         /// From the last request leaving to its outcome (an answer, or the failure), on the
         /// client's clock; after a 415 to a gzip body, the uncompressed retry's.
         var elapsed: Duration
+        /// The machine's ``UploaderStateMachine/keyGeneration`` when the request left.
+        var keyGeneration = 0
 
         /// The round trip of an answered request (the metric snapshots'); nil when none came.
         var roundTrip: Duration? {

@@ -24,6 +24,10 @@ enum UploaderInput: Sendable {
     /// `setOffline(false)`: seal the open batch and make a pass at once. What waited on disk goes
     /// now, as the switch's documentation says, not when the open batch's timer runs out.
     case online
+    /// `rotateIngestKey(to:)`, once the outbox has recorded its area as the new key's: every
+    /// request from now on carries this key, a 401 pause ends at once, and a pass starts. Applied
+    /// as soon as it is taken, during a pass too, so the pass's next request has the new key.
+    case keyRotated(String)
 }
 
 /// One change to the outbox's queue of sealed batches, as the uploader learns it.

@@ -17,4 +17,7 @@ struct UploaderSettings: Sendable {
     /// The destination the outbox records for this client's events (``AreaOwner``); `nil` when
     /// nothing may be sent.
     var owner: AreaOwner? { builder.map { AreaOwner(ingestKey: $0.ingestKey, eventsURL: $0.eventsURL) } }
+    /// The destinations of `previousIngestKeys` (well formed, not the key itself), whose areas
+    /// this client takes over; none when nothing may be sent.
+    var formerOwners: [AreaOwner] = []
 }

@@ -4,7 +4,7 @@ import SimpleDataLogs
 /// Turns one HTTP request into the local ingest's answer, following INGEST-API.md in this order:
 /// path (404), method (405), script, key (401), content type and encoding (415), size after
 /// decoding (413), body (400), then per-event rules and deduplication (202).
-final class IngestHandler: Sendable {
+final class IngestHandler: SocketRequestHandler {
     /// What the connection does with a request.
     struct Reply: Sendable {
         /// The answer, or `nil` to close the connection without one.

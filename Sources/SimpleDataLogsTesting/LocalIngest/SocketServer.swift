@@ -7,7 +7,20 @@ import Glibc
 import Darwin
 #endif
 
-/// The threads and sockets of ``LocalIngest``: one thread accepts, one thread per connection
+/// What ``SocketServer`` asks of the server it runs: ``LocalIngest``'s ``IngestHandler``, or
+/// ``LocalCollector``'s ``CollectorHandler``. Called on the server's own threads.
+protocol SocketRequestHandler: Sendable {
+    /// The body limit after decoding, in bytes (the wire limit is derived from it).
+    var maxBodyBytes: Int { get }
+    /// Whether to close a connection whose next request is starting, per a script.
+    func shouldCloseBeforeReading() -> Bool
+    /// Decides the answer to one complete request.
+    func reply(to request: HTTPRequest) -> IngestHandler.Reply
+    /// Answers a request that could not be parsed (the connection closes after it).
+    func reply(to failure: HTTPRequestParser.Failure) -> HTTPResponse
+}
+
+/// The threads and sockets of ``LocalIngest`` (and ``LocalCollector``): one thread accepts, one thread per connection
 /// reads, answers and loops for keep-alive.
 ///
 /// Why threads of its own: every call here blocks (`poll`, `recv`, `send`, the scripted
@@ -27,12 +40,12 @@ final class SocketServer: Sendable {
     /// socket pair whose writer is shut down, so every thread waiting on it wakes, now and later.
     private let releaseReader: Int32
     private let releaseWriter: Int32
-    private let handler: IngestHandler
+    private let handler: any SocketRequestHandler
     private let threads = DispatchGroup()
     private let stopped = Locked(false)
 
     /// Binds `address`:`port` (127.0.0.1 unless asked) and starts the accepting thread.
-    init(port: Int, address: UInt32 = Socket.loopback, handler: IngestHandler) throws {
+    init(port: Int, address: UInt32 = Socket.loopback, handler: any SocketRequestHandler) throws {
         let (reader, writer) = try Socket.pair()
         let release: (reader: Int32, writer: Int32)
         do {

@@ -1,4 +1,4 @@
-// libFuzzer target for the batch file reader, `BatchFile.decode` (DESIGN.md section 7).
+// libFuzzer target for the batch file reader, `BatchFile.decode` (Docs/formats.md; DESIGN.md section 7).
 //
 // Declarations only: a plain `swift build` links an empty program; a fuzz build
 // (`-sanitize=fuzzer,address -parse-as-library`, scripts/fuzz.sh) gets libFuzzer's `main`.
@@ -17,7 +17,7 @@
 import Foundation
 import SimpleDataLogs
 
-/// A header record's payload starts with this (DESIGN.md section 7), decided here independently.
+/// A header record's payload starts with this (Docs/formats.md), decided here independently.
 enum BatchHeader {
     static let prefix = Array(#"{"sdl_batch":"#.utf8)
 }

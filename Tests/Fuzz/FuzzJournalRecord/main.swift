@@ -1,4 +1,4 @@
-// libFuzzer target for the journal record reader, `JournalRecord.scan` (DESIGN.md section 7).
+// libFuzzer target for the journal record reader, `JournalRecord.scan` (Docs/formats.md; DESIGN.md section 7).
 //
 // Declarations only: a plain `swift build` links an empty program; a fuzz build
 // (`-sanitize=fuzzer,address -parse-as-library`, scripts/fuzz.sh) gets libFuzzer's `main`.
@@ -47,7 +47,7 @@ func hasMarker(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Bool {
     return bytes[position] == marker.0 && bytes[position + 1] == marker.1 && bytes[position + 2] == marker.2 && bytes[position + 3] == marker.3
 }
 
-/// The marker, taken once from the library and checked against DESIGN.md section 7.
+/// The marker, taken once from the library and checked against Docs/formats.md.
 enum Marker {
     static let bytes: (UInt8, UInt8, UInt8, UInt8) = {
         let marker = JournalRecord.marker

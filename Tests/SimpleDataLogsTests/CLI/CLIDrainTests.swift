@@ -91,4 +91,23 @@ struct CLIDrainTests {
         let (help, helpConsole) = await sdl("outbox", "drain", "--help")
         #expect(help == 0 && helpConsole.output.contains("Exit status"))
     }
+
+    @Test("after a key rotation: --previous-key sends what the old key left with the new one, exit 0; a malformed one is a usage error")
+    func previousKey() async throws {
+        let newKey = "sdl_sec_cli_drain_rotated_1111"
+        let ingest = try LocalIngest()
+        let folder = TemporaryDirectory("sdl-drain")
+        defer { ingest.stop(); folder.remove() }
+        await Self.leave(2, in: folder, for: ingest)
+        let (status, console) = await sdl(
+            "outbox", "drain", folder.path, "--key", newKey, "--previous-key", Self.key,
+            "--endpoint", ingest.endpoint.absoluteString, "--timeout", "10"
+        )
+        #expect(status == 0, "\(console.errors)")
+        #expect(ingest.receivedEvents.map(\.name) == ["left_behind", "left_behind"])
+        #expect(ingest.requests.filter { $0.status == 202 }.allSatisfy { $0.header("Authorization") == "Bearer \(newKey)" })
+        #expect(OutboxInspector.inspect(root: folder.path).pendingEvents == 0)
+        let (usage, usageConsole) = await sdl("outbox", "drain", folder.path, "--key", newKey, "--previous-key", "old-key")
+        #expect(usage == 64 && usageConsole.errors.contains("is not an ingest key"), "\(usageConsole.errors)")
+    }
 }

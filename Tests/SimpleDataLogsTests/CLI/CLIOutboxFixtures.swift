@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 @testable import SimpleDataLogs
 
-/// Outbox folders written byte by byte in the format of DESIGN.md section 7, for `sdl outbox`.
+/// Outbox folders written byte by byte in the format of Docs/formats.md (layout: DESIGN.md section 7), for `sdl outbox`.
 struct OutboxFixture {
     let directory = TemporaryDirectory("sdl-outbox")
     var root: String { directory.path }

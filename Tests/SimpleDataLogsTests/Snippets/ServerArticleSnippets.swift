@@ -41,6 +41,24 @@ func serverTrackPerTask(analytics: SimpleDataLogsClient, request: SnippetRequest
     }
 }
 
+// "Rotate the ingest key".
+func serverRotateKey(analytics: SimpleDataLogsClient, secrets: SnippetSecrets) {
+    secrets.onChange { newKey in
+        analytics.rotateIngestKey(to: newKey)
+    }
+}
+
+func serverPreviousKeys(analytics: SimpleDataLogsClient, newKey: String, oldKey: String) {
+    var configuration = SimpleDataLogsClient.Configuration.server(ingestKey: newKey)
+    configuration.previousIngestKeys = [oldKey]
+    analytics.configure(configuration)
+}
+
+/// A secrets store that calls back with a new value, for the key rotation's sample.
+struct SnippetSecrets {
+    func onChange(_ body: @escaping @Sendable (String) -> Void) {}
+}
+
 // "Wait instead of skipping".
 struct SnippetOrder { var customerID: String }
 

@@ -51,7 +51,7 @@ package enum IntakeRecordCodec {
         case .restoreIdentity: .restoreIdentity
         case .replayBegins: .replayBegins
         case .replayEnds: .replayEnds
-        case .barrier, .crashRecordHandedOver: nil
+        case .barrier, .crashRecordHandedOver, .rotateKey: nil
         }
     }
 
@@ -85,7 +85,7 @@ package enum IntakeRecordCodec {
             return 2 + (device.map(stringSize) ?? 0) + propertiesSize(defaults)
         case .replayBegins, .replayEnds:
             return 1
-        case .barrier, .crashRecordHandedOver:
+        case .barrier, .crashRecordHandedOver, .rotateKey:
             return nil
         }
     }
@@ -352,7 +352,7 @@ package enum IntakeRecordCodec {
             case .replayEnds:
                 guard reserve(1) else { return }
                 byte(Kind.replayEnds.rawValue)
-            case .barrier, .crashRecordHandedOver:
+            case .barrier, .crashRecordHandedOver, .rotateKey:
                 break
             }
         }

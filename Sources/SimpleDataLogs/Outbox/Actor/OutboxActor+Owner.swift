@@ -12,9 +12,9 @@ extension OutboxActor {
     /// place) is `.unknown`: it may name anyone, so the area is left alone.
     func claim(of area: AreaLayout) -> AreaOwner.Claim {
         do throws(FileSystemError) {
-            return AreaOwner.claim(ownerFile: try fileSystem.read(area.ownerFile), mine: owner)
+            return AreaOwner.claim(ownerFile: try fileSystem.read(area.ownerFile), mine: owner, former: formerOwners)
         } catch where error.code == ENOENT {
-            return AreaOwner.claim(ownerFile: nil, mine: owner)
+            return AreaOwner.claim(ownerFile: nil, mine: owner, former: formerOwners)
         } catch {
             return .unknown
         }
@@ -65,6 +65,21 @@ extension OutboxActor {
             tag = parts.removeLast()
         }
         guard parts.removeLast().count == 36 else { return nil } // the uuid
-        return (parts.joined(separator: "."), tag == nil || tag == owner?.tag)
+        return (parts.joined(separator: "."), tag == nil || tag == owner?.tag || formerOwners.contains { $0.tag == tag })
+    }
+
+    /// A rotated key reached the journal, after every event tracked before it: the area is
+    /// recorded as the new key's (durably, as at launch), so a launch configured with the new key
+    /// sends what is left; then the uploader is told, and sends everything unsent with it.
+    ///
+    /// The owner file goes first: were the uploader told first, a kill between the two would
+    /// leave events already sent under the new key in an area a launch with that key refuses.
+    func rotateOwner(to rotation: KeyRotation) {
+        guard let current = owner else { return } // a client that cannot send is refused at the call
+        let next = AreaOwner(ingestKey: rotation.key, endpoint: current.endpoint)
+        if !formerOwners.contains(where: { $0.matches(current) }) { formerOwners.append(current) }
+        owner = next
+        if let area { recordOwner(in: area) }
+        uploaderInput?.push(.keyRotated(rotation.key))
     }
 }

@@ -205,7 +205,8 @@ extension OutboxActor {
                     reportDiskTrouble(error, doing: "create the area \(area.folder)")
                 }
                 writeLockOwner(lock.lockFileDescriptor)
-                if claim == .unclaimed { recordOwner(in: area) }
+                // An area of no one's, or of a key this client replaced, becomes this key's.
+                if claim != .ours { recordOwner(in: area) }
                 return (area, lock)
             case .failure(.held):
                 heldByOthers += 1

@@ -36,8 +36,13 @@ actor OutboxActor {
     /// The outbox folder's layout, or `nil` in memory-only mode (no usable folder).
     let layout: OutboxLayout?
     /// The key and endpoint this client sends to, recorded in its area; only areas recorded for
-    /// them (or for no one) are taken and adopted. `nil` when the client cannot send.
-    let owner: AreaOwner?
+    /// them, for a key it replaced (``formerOwners``) or for no one are taken and adopted. `nil`
+    /// when the client cannot send. Changed only by a key rotation (``rotateOwner(to:)``).
+    var owner: AreaOwner?
+    /// The destinations of the keys this client replaced: `previousIngestKeys` at launch, then
+    /// each key `rotateIngestKey(to:)` retired. Their areas and quarantined files are this
+    /// client's to send, with the current key.
+    var formerOwners: [AreaOwner]
 
     /// What is on disk now (OutboxActor+Watermark.swift).
     let watermarkState = Locked(JournalWatermark())
@@ -108,7 +113,7 @@ actor OutboxActor {
         directory: String?, fileSystem: any FileSystem, logger: SDKLogger, problemLog: ProblemLog,
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
-        input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil,
+        input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil, formerOwners: [AreaOwner] = [],
         middleware: MiddlewareChain = MiddlewareChain(steps: []), reports: DeliveryReportHub? = nil, intakeLogSlots: Int? = nil,
         receipts: ReceiptSettings = .off, executor: ThreadExecutor
     ) {
@@ -126,6 +131,7 @@ actor OutboxActor {
         storageRetryTimer = MessageTimer(clock: clock, post: post)
         receiptTimer = MessageTimer(clock: clock, post: post)
         self.owner = owner
+        self.formerOwners = formerOwners
         self.autocapture = autocapture
         layout = directory.map(OutboxLayout.init(root:))
         // Confined to the folder here too, for the outbox's own tests that build it directly.
@@ -349,6 +355,8 @@ actor OutboxActor {
                 break // consumed by the sessions stage
             case .logPosition(let sequence):
                 intakeLogPosition = max(intakeLogPosition, sequence)
+            case .rotateKey(let rotation):
+                rotateOwner(to: rotation)
             }
         }
     }

@@ -27,7 +27,14 @@ package struct AreaOwner: Sendable, Equatable {
     ///   - ingestKey: The configured key (surrounding whitespace already trimmed).
     ///   - eventsURL: The resolved events URL (``Endpoint/eventsURL``).
     package init(ingestKey: String, eventsURL: URL) {
-        let endpoint = eventsURL.absoluteString
+        self.init(ingestKey: ingestKey, endpoint: eventsURL.absoluteString)
+    }
+
+    /// The owner a client with this key and events URL (as text: ``endpoint``) writes.
+    /// - Parameters:
+    ///   - ingestKey: The key (surrounding whitespace already trimmed).
+    ///   - endpoint: The events URL's absolute string.
+    package init(ingestKey: String, endpoint: String) {
         self.init(fingerprint: Self.fingerprint(ingestKey: ingestKey, endpoint: endpoint), keyHint: IngestKey.redacted(ingestKey), endpoint: endpoint)
     }
 
@@ -91,6 +98,10 @@ package struct AreaOwner: Sendable, Equatable {
         case unclaimed
         /// Recorded for this key and endpoint.
         case ours
+        /// Recorded for a key this client replaced (`previousIngestKeys`, or `rotateIngestKey(to:)`
+        /// earlier in this run) at the same endpoint: taken, adopted and sent with the new key, and
+        /// recorded as the new key's.
+        case former
         /// Recorded for another key or endpoint: left untouched for that client.
         case another(AreaOwner)
         /// An `owner` file that cannot be read or is not one of ours: left untouched, since it
@@ -99,11 +110,13 @@ package struct AreaOwner: Sendable, Equatable {
     }
 
     /// The claim of an area whose `owner` file read as `bytes` (`nil`: no such file), for a
-    /// client whose destination is `mine` (`nil`: it cannot send).
-    package static func claim(ownerFile bytes: [UInt8]?, mine: AreaOwner?) -> Claim {
+    /// client whose destination is `mine` (`nil`: it cannot send) and that replaced the keys of
+    /// `former` (same endpoint only: a key replaced for another endpoint is another destination).
+    package static func claim(ownerFile bytes: [UInt8]?, mine: AreaOwner?, former: [AreaOwner] = []) -> Claim {
         guard let bytes else { return .unclaimed }
         guard let recorded = parse(bytes) else { return .unknown }
         if let mine, mine.matches(recorded) { return .ours }
+        if let mine, former.contains(where: { $0.matches(recorded) && $0.endpoint == mine.endpoint }) { return .former }
         return .another(recorded)
     }
 }
@@ -112,7 +125,7 @@ extension AreaOwner.Claim {
     /// Whether the client may take the area, adopt its files and send them.
     package var isUsable: Bool {
         switch self {
-        case .unclaimed, .ours: true
+        case .unclaimed, .ours, .former: true
         case .another, .unknown: false
         }
     }

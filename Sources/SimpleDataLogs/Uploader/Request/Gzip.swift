@@ -3,12 +3,13 @@ import CZlib
 /// Gzip compression of request bodies, through the system's zlib.
 ///
 /// Foundation cannot compress on Linux, and zlib is on every machine that has the toolchain and
-/// in Apple's SDKs, so the SDK links it directly instead of carrying a dependency.
-enum Gzip {
+/// in Apple's SDKs, so the SDK links it directly instead of carrying a dependency. `package`:
+/// the OTLP transport (`SimpleDataLogsOTLP`) compresses its bodies the same way.
+package enum Gzip {
     /// Compresses `bytes` into one gzip member (level 6, zlib's default balance of speed and size).
     /// - Parameter bytes: The body to compress.
     /// - Returns: The gzip bytes, or `nil` if zlib failed (the caller then sends the body as it is).
-    static func compress(_ bytes: [UInt8]) -> [UInt8]? {
+    package static func compress(_ bytes: [UInt8]) -> [UInt8]? {
         var stream = z_stream()
         // 15 + 16: the largest window, and a gzip header and trailer instead of zlib's.
         guard deflateInit2_(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {

@@ -13,7 +13,7 @@ package struct UploadRequestBuilder: Sendable {
     /// The URL batches are POSTed to (from ``Endpoint``).
     let eventsURL: URL
     /// The ingest key, sent as `Authorization: Bearer …`. Never logged in full.
-    let ingestKey: String
+    private(set) var ingestKey: String
     /// The `User-Agent` value, made once by ``userAgent(osName:osVersion:)``.
     let userAgent: String
 
@@ -27,6 +27,16 @@ package struct UploadRequestBuilder: Sendable {
         self.eventsURL = eventsURL
         self.ingestKey = ingestKey
         self.userAgent = Self.userAgent(osName: osName, osVersion: osVersion)
+    }
+
+    /// This builder with another key: the same events URL and `User-Agent` (a rotated key,
+    /// ``KeyRotation``).
+    /// - Parameter ingestKey: The new key, trimmed and well formed.
+    /// - Returns: The builder for requests under the new key.
+    func replacingKey(with ingestKey: String) -> UploadRequestBuilder {
+        var copy = self
+        copy.ingestKey = ingestKey
+        return copy
     }
 
     /// Builds one try of a batch.

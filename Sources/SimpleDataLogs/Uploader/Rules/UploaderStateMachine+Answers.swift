@@ -17,15 +17,24 @@ extension UploaderStateMachine {
     ///   - elapsed: From the request leaving to its outcome, for the debug line (the same span
     ///     the metric snapshots' round trip measures).
     ///   - wallNow: The wall clock now (for an HTTP-date `Retry-After`).
+    ///   - keyGeneration: ``keyGeneration`` when the request left: a 401 to a key rotated away
+    ///     since says nothing of the new key.
     ///
     /// Every answer gets one debug line (what was heard, and the round trip), placed after the
     /// outbox's action and before the others: the debug story of a batch is "sending", then
     /// "heard", then any decision; the warnings stay once per episode.
     mutating func answered(
         _ outcome: AnswerPolicy.Outcome, attempt: AnswerPolicy.Attempt, batch: StoredBatch,
-        sentAt: Instant, sentInRound round: Int, now: Instant, elapsed: Duration, wallNow: Date
+        sentAt: Instant, sentInRound round: Int, now: Instant, elapsed: Duration, wallNow: Date, keyGeneration: Int? = nil
     ) -> Step {
-        var step = decide(outcome, attempt: attempt, batch: batch, sentAt: sentAt, round: round, now: now, wallNow: wallNow)
+        var step: Step
+        if let keyGeneration, keyGeneration < self.keyGeneration, case .pauseForKey = AnswerPolicy.action(for: outcome, attempt: attempt, now: wallNow) {
+            // Sent with the key the app rotated away: tried again in this pass, with the new key.
+            pass?.tried.remove(batch.id)
+            step = Step(actions: [], passGoesOn: true)
+        } else {
+            step = decide(outcome, attempt: attempt, batch: batch, sentAt: sentAt, round: round, now: now, wallNow: wallNow)
+        }
         // The pass hears one of its requests: one place in flight is free, and an answer that
         // says to wait stops new requests.
         if var current = pass {

@@ -85,3 +85,18 @@ extension UploaderStateMachine {
         demoted.remove(id)
     }
 }
+
+extension UploaderStateMachine {
+    /// The app rotated the key (`rotateIngestKey(to:)`): a 401 pause ends now, since it was the
+    /// old key's, and the next pass probes the new one; a backoff or a `Retry-After` stays, since
+    /// they were about the edge, not the key. Requests still in flight with the old key are told
+    /// apart by ``keyGeneration``: their 401s send the batch again, with the new key.
+    /// - Returns: The one line that says the pause ended (none when there was no pause).
+    mutating func keyRotated() -> [Action] {
+        keyGeneration += 1
+        guard probe.isPaused else { return [] }
+        let refused = probe.consecutiveUnauthorized
+        probe.recordAccepted()
+        return [.log(.info, "The ingest key was rotated; the pause for \(refused) 401 answer(s) ends, and the next request tries the new key.")]
+    }
+}

@@ -89,6 +89,9 @@ where Instant.Duration == Duration {
     /// clock involved: a manual clock that does not move cannot blur two rounds into one.
     var failureRound = 0
     var probe = KeyProbeSchedule<Instant>()
+    /// How many times the key was rotated (``keyRotated()``). A request carries it from when it
+    /// left: a 401 to an older generation was to the key the app retired, not to this one.
+    var keyGeneration = 0
     /// Set while backing off: no pass but a flush starts before it.
     var resumeAt: Instant?
     /// Until when the ingest asked not to be called (`Retry-After`): no pass starts before it,
