@@ -102,7 +102,9 @@ struct OTLPDeliveryTests {
             let flushed = try await withTimeLimit(.seconds(120), waitingFor: "10,000 events to reach the collector") { [client = delivery.client] in
                 await client.flush()
             }
-            #expect(flushed.delivered == 10_000 && flushed.remaining == 0, "\(flushed)")
+            // 10,000 is ten whole batches: on a loaded machine the uploader may have delivered them
+            // all before `flush()` began (seen: `delivered: 0`), so the total is the counters'.
+            #expect(flushed.remaining == 0, "\(flushed)")
             #expect(delivery.collector.acceptedLogRecords == 10_000)
             let counters = delivery.client.counters
             #expect(counters.delivered == 10_000 && counters.isBalanced, "\(counters)")
