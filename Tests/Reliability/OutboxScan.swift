@@ -47,7 +47,8 @@ struct OutboxScan: Sendable {
             var events = 0
             for payload in payloads {
                 guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else { continue }
-                if object["sdl_batch"] != nil { continue }
+                // A batch header, or the completeness receipts' ledger: no event.
+                if object["sdl_batch"] != nil || object["sdl_ledger"] != nil { continue }
                 events += 1
                 if let props = object["props"] as? [String: Any], let seq = (props["seq"] as? NSNumber)?.int64Value {
                     result.seqs.append(seq)
