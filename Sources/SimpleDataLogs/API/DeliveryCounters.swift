@@ -13,7 +13,8 @@
 /// Calls ignored while collection is off (``ignoredWhileDisabled``) or after `shutdown()`
 /// (``ignoredAfterShutdown``) were never taken, and stand outside the law.
 public struct DeliveryCounters: Sendable, Hashable, CustomStringConvertible {
-    /// Events taken by `track()` (and by autocapture).
+    /// Events taken by `track()`, and the events the SDK makes itself (autocapture, the
+    /// completeness receipts: ``CompletenessReceipts``).
     public var tracked = 0
     /// Events found on disk at launch, left by an earlier run (or adopted from a dead process).
     public var recovered = 0
