@@ -13,6 +13,8 @@ struct ReceiptKeeping: Sendable {
     var removalsAwaitingLedger: [String] = []
     /// The receipts journaled by this run, pending in the ledger until the journal is whole.
     var journaled: Set<UUID> = []
+    /// The last store of the ledger failed (its error line is said once an episode).
+    var storeFailing = false
     /// The newest `app_version` property an event carried.
     var seenAppVersion: String?
 

@@ -234,4 +234,28 @@ struct ReceiptDeliveryTests {
         #expect(total == 11, "10 events and the absorbed receipt, each counted once")
         await shutDown(adopter.client)
     }
+
+    @Test("a ledger the disk refuses: one error line, the batches are still deleted after their 202 (never sent twice), and the counts reach the next receipt once the disk takes it")
+    func refusedLedger() async throws {
+        let files = FaultInjectingFileSystem()
+        files.failRenames(ofPathsContaining: ReceiptLedger.fileName, with: ENOSPC)
+        try await withDelivery(faults: files.injection) { delivery in
+            delivery.track(0..<60)
+            await delivery.client.flush()
+            delivery.track(60..<70)
+            await delivery.client.flush()
+            #expect(try JournalReader.events(inOutbox: delivery.test.directory.path).isEmpty, "deleted after the 202s")
+            #expect(delivery.test.log.lines(containing: "receipts ledger").count == 1)
+            #expect(!FileManager.default.fileExists(atPath: delivery.test.directory.path + "/areas/a0/" + ReceiptLedger.fileName))
+            files.clearAll()
+            delivery.track(70..<75)
+            await delivery.client.flush()
+            #expect(FileManager.default.fileExists(atPath: delivery.test.directory.path + "/areas/a0/" + ReceiptLedger.fileName))
+            delivery.test.clock.advance(by: Self.oneDay)
+            #expect(await delivery.ingest.waitForEvents(count: 76))
+            #expect(delivery.ingest.rawEvents.count == 76, "nothing sent twice")
+            let receipt = try #require(Self.receipts(delivery.ingest).first)
+            #expect(Self.int(receipt, "delivered") == 75)
+        }
+    }
 }

@@ -213,8 +213,13 @@ extension OutboxActor {
             try writeAll(keeping.ledger.encoded(), to: descriptor, path: temporary)
             try fileSystem.rename(temporary, to: path)
             keeping.needsWrite = false
+            keeping.storeFailing = false
         } catch {
-            reportDiskTrouble(error, doing: "keep the receipts ledger")
+            try? fileSystem.remove(temporary)
+            // Once an episode: the events are not affected, only what the next receipt says.
+            guard !keeping.storeFailing else { return }
+            keeping.storeFailing = true
+            logger.error("The receipts ledger \(path) could not be stored (\(error)): its counts stay in memory and are stored with the next delivery; a kill before then loses them from the next receipt. The events themselves are not affected.")
         }
     }
 
