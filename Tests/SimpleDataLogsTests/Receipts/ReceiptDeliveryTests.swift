@@ -110,17 +110,20 @@ struct ReceiptDeliveryTests {
         await shutDown(later.client)
     }
 
-    @Test("servers: a receipt at shutdown, sent by shutdown's last send; the server profile asks for it, the default does not")
+    @Test("servers: a receipt at shutdown, sent by shutdown's last send, past the app's middleware steps; the server profile asks for it, the default does not")
     func atShutdown() async throws {
         #expect(SimpleDataLogsClient.Configuration.server(ingestKey: "sdl_sec_x").completenessReceipts == .dailyAndAtShutdown)
         #expect(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_x").completenessReceipts == .daily)
-        try await withDelivery(adjust: { $0.completenessReceipts = .dailyAndAtShutdown }) { delivery in
+        // A step that keeps only the app's own event names: the receipt passes no step.
+        let onlyE = EventMiddleware("only e") { event in event.name == "e" ? .keep : .drop }
+        try await withDelivery(adjust: { $0.completenessReceipts = .dailyAndAtShutdown; $0.middleware = [onlyE] }) { delivery in
             delivery.track(0..<20)
+            delivery.client.track("other")
             await delivery.client.flush()
             await shutDown(delivery.client)
             #expect(await delivery.ingest.waitForEvents(count: 21))
             let receipt = try #require(Self.receipts(delivery.ingest).first)
-            #expect(Self.int(receipt, "delivered") == 20 && Self.int(receipt, "settled") == 20)
+            #expect(Self.int(receipt, "delivered") == 20 && Self.int(receipt, "dropped_by_middleware") == 1 && Self.int(receipt, "settled") == 21)
         }
         try await withDelivery { delivery in
             delivery.track(0..<3)
