@@ -7,6 +7,64 @@ import Darwin
 #endif
 
 extension OutboxActor {
+    /// Adds one event to the open batch, sealing before or after it as the policy says.
+    func append(_ event: Event) {
+        // Each event's bytes are an array of their own: the open batch keeps them (for a rewrite,
+        // and the batch sealed from it), so they are written in place, not copied from a scratch.
+        if receipts.isOn, case .string(let version)? = event.properties["app_version"] { keeping.seenAppVersion = version }
+        let payload: [UInt8]
+        if event.origin == .autocaptured, event.name == "app_launched", event.properties["is_first_launch"] == nil {
+            // Only the outbox knows its folder's history; the flag is filled in here.
+            state.isFirstLaunch = state.isFirstLaunch ?? takeFirstLaunchFlag()
+            var flagged = event
+            flagged.properties["is_first_launch"] = .bool(state.isFirstLaunch ?? false)
+            payload = EventEncoder.encode(flagged)
+        } else {
+            payload = EventEncoder.encode(event)
+        }
+        switch state.admission(payloadBytes: payload.count, policy: policy) {
+        case .tooLarge:
+            problemLog.reportTooLarge(name: event.name, bytes: payload.count)
+            counters.update { $0.droppedTooLarge += 1 }
+            if let ended = intake.release(1, bytes: event.memoryCost) { problemLog.reportBacklogCleared(ended) }
+            return
+        case .sealFirst:
+            seal()
+        case .joins:
+            break
+        }
+        let placed = state.append(
+            payload, id: event.id, cost: event.memoryCost,
+            isCrash: event.origin == .autocaptured && event.name == "app_crashed", policy: policy
+        )
+        if placed.startsSealTimer { startSealTimer() }
+        if placed.sealsAfter { seal() }
+    }
+
+    /// Writes the pending records to the journal and moves the watermark and the counters.
+    func commit() {
+        ensureAreaIsOurs()
+        if !state.open.unwrittenRecords.isEmpty || !state.journalIsComplete { writeJournal() }
+        // Before the backlog's release below: a caller woken by it finds the log's room too.
+        releaseIntakeLog()
+        // The watermark moves only for records a whole journal file in an area holds (the rule
+        // is ``OutboxState/commit(durable:)``'s).
+        for effect in state.commit(durable: area != nil && state.journalIsComplete) {
+            switch effect {
+            case .advanceWatermark(let count, let latest):
+                advanceWatermark(by: count, latest: latest)
+            case .countWritten(let count):
+                // Counted where they are: in a journal file, or held in memory.
+                updateCounters { $0.pendingOnDisk += count }
+                publishRoom()
+            case .recount:
+                updateCounters()
+            case .releaseBacklog(let count, let bytes):
+                if let ended = intake.release(count, bytes: bytes) { problemLog.reportBacklogCleared(ended) }
+            }
+        }
+    }
+
     /// Appends the pending records to the open batch's journal file. When the file is missing
     /// or an earlier write failed, rewrites the whole open batch into a fresh file, so that the
     /// file on disk always holds a prefix-free copy of the open batch or nothing.
