@@ -56,10 +56,21 @@ package struct ReceiptLedger: Sendable, Hashable, Codable {
         settledFiles = settledFiles.filter(stillPresent) + files
     }
 
-    /// At launch: the files to delete without counting; the ledger no longer names them.
+    /// At launch: the files to delete without counting; the ledger no longer names them. Only
+    /// names a ledger can hold are given (``isSettledFileName(_:)``): a ledger planted or damaged
+    /// into a valid record must not turn launch into a way to delete the area's other files.
     package mutating func takeSettledFiles() -> [String] {
         defer { settledFiles = [] }
-        return settledFiles
+        return settledFiles.filter(Self.isSettledFileName)
+    }
+
+    /// Whether `name` is one the outbox settles: a batch file in `batches/` or `set-aside/`,
+    /// relative to the area (`batches/<name>.batch`), with no other folder and no link up.
+    package static func isSettledFileName(_ name: String) -> Bool {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] == "batches" || parts[0] == "set-aside" else { return false }
+        let file = parts[1]
+        return file.hasSuffix(".batch") && file.count > ".batch".count && !file.hasPrefix(".")
     }
 
     /// Whether a receipt is due at `now`: a whole period since the last one.

@@ -6,6 +6,9 @@ import SimpleDataLogsTesting
 /// Completeness receipts end to end: real files, real HTTP to a `LocalIngest`, the manual clock.
 @Suite("Completeness receipts", .stuckTestLimit, .tags(.sockets), .skippedInFastLoop)
 struct ReceiptDeliveryTests {
+    /// Receipts as a configuration has them by default (the test clients turn them off).
+    static let daily: @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { $0.completenessReceipts = .daily }
+
     /// The receipts the ingest counted (each event id once), oldest first.
     static func receipts(_ ingest: LocalIngest) -> [ReceivedEvent] {
         ingest.receivedEvents.filter { $0.name == PendingReceipt.eventName }.sorted { $0.timestamp < $1.timestamp || ($0.timestamp == $1.timestamp && int($0, "receipt_seq") < int($1, "receipt_seq")) }
@@ -22,7 +25,7 @@ struct ReceiptDeliveryTests {
         // The ingest's clock runs 100 days ahead: events back-dated 3,600 days (kept by the SDK)
         // are outside its 3,652-day window there, and only those are rejected.
         let ahead = SettableWallClock(SettableWallClock().now().addingTimeInterval(100 * 86_400))
-        try await withDelivery(ingest: LocalIngest.Configuration(wallClock: ahead), adjust: { $0.limits = SimpleDataLogsClient.Limits(outboxEvents: 900) }) { delivery in
+        try await withDelivery(ingest: LocalIngest.Configuration(wallClock: ahead), adjust: { $0.limits = SimpleDataLogsClient.Limits(outboxEvents: 900); $0.completenessReceipts = .daily }) { delivery in
             let client = delivery.client
             client.setDefaultProperties(["app_version": "2.3.1"])
             // The edge is down: the uploader backs off (on the manual clock, which stays put), and
@@ -58,7 +61,7 @@ struct ReceiptDeliveryTests {
 
     @Test("daily on the manual clock: none a second before the day, one at the day, the next a day later counting the first's delivery")
     func daily() async throws {
-        try await withDelivery { delivery in
+        try await withDelivery(adjust: Self.daily) { delivery in
             delivery.track(0..<5)
             delivery.client.track("")
             await delivery.client.flush()
@@ -87,19 +90,19 @@ struct ReceiptDeliveryTests {
         defer { ingest.stop() }
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let first = TestClient(directory: directory, endpoint: ingest.endpoint)
+        let first = TestClient(directory: directory, endpoint: ingest.endpoint, adjust: Self.daily)
         for seq in 0..<3 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await first.client.flush()
         await shutDown(first.client)
 
-        let soon = TestClient(configure: false, directory: directory, endpoint: ingest.endpoint)
+        let soon = TestClient(configure: false, directory: directory, endpoint: ingest.endpoint, adjust: Self.daily)
         soon.wallClock.advance(by: 86_399)
         soon.configure()
         await soon.client.flush()
         await shutDown(soon.client)
         #expect(Self.receipts(ingest).isEmpty)
 
-        let later = TestClient(configure: false, directory: directory, endpoint: ingest.endpoint)
+        let later = TestClient(configure: false, directory: directory, endpoint: ingest.endpoint, adjust: Self.daily)
         later.wallClock.advance(by: 86_400)
         later.configure()
         await later.client.flush()
@@ -125,7 +128,7 @@ struct ReceiptDeliveryTests {
             let receipt = try #require(Self.receipts(delivery.ingest).first)
             #expect(Self.int(receipt, "delivered") == 20 && Self.int(receipt, "dropped_by_middleware") == 1 && Self.int(receipt, "settled") == 21)
         }
-        try await withDelivery { delivery in
+        try await withDelivery(adjust: Self.daily) { delivery in
             delivery.track(0..<3)
             await delivery.client.flush()
             await shutDown(delivery.client)
@@ -135,7 +138,7 @@ struct ReceiptDeliveryTests {
 
     @Test("the opt-out wipes the ledger: no receipt while collection is off, and the next one counts only what came after")
     func optOut() async throws {
-        try await withDelivery { delivery in
+        try await withDelivery(adjust: Self.daily) { delivery in
             let client = delivery.client
             delivery.track(0..<10)
             await client.flush()
@@ -179,7 +182,7 @@ struct ReceiptDeliveryTests {
         defer { directory.remove() }
         var tuning = ClientTuning()
         tuning.contextSource = .fixed(ContextFacts(appVersion: "9.8.7"))
-        let first = TestClient(tuning: tuning, directory: directory, endpoint: ingest.endpoint)
+        let first = TestClient(tuning: tuning, directory: directory, endpoint: ingest.endpoint, adjust: Self.daily)
         first.client.track("e")
         await first.client.flush()
         first.clock.advance(by: Self.oneDay)
@@ -190,7 +193,7 @@ struct ReceiptDeliveryTests {
         #expect(receipt.properties["app_version"] == "9.8.7")
 
         try Data("not a ledger".utf8).write(to: URL(fileURLWithPath: directory.path + "/areas/a0/" + ReceiptLedger.fileName))
-        let second = TestClient(tuning: tuning, directory: directory, endpoint: ingest.endpoint)
+        let second = TestClient(tuning: tuning, directory: directory, endpoint: ingest.endpoint, adjust: Self.daily)
         second.client.track("e", properties: ["app_version": "2.3.1"])
         await second.client.flush()
         second.clock.advance(by: Self.oneDay)
@@ -209,8 +212,8 @@ struct ReceiptDeliveryTests {
         defer { ingest.stop() }
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let first = TestClient(directory: directory, endpoint: ingest.endpoint)
-        let second = TestClient(directory: directory, endpoint: ingest.endpoint)
+        let first = TestClient(directory: directory, endpoint: ingest.endpoint, adjust: Self.daily)
+        let second = TestClient(directory: directory, endpoint: ingest.endpoint, adjust: Self.daily)
         for seq in 0..<3 { first.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         for seq in 3..<10 { second.client.track("e", properties: ["seq": .int(Int64(seq))]) }
         await first.client.flush()
@@ -222,7 +225,7 @@ struct ReceiptDeliveryTests {
         try #require(areas == ["a0", "a1"])
         let secondsLedger = try #require(ReceiptLedger.decode(Array(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/areas/a1/" + ReceiptLedger.fileName)))))
 
-        let adopter = TestClient(directory: directory, endpoint: ingest.endpoint)
+        let adopter = TestClient(directory: directory, endpoint: ingest.endpoint, adjust: Self.daily)
         await adopter.client.flush()
         #expect(await ingest.waitForEvents(count: 11))
         let absorbed = try #require(Self.receipts(ingest).first)
@@ -242,7 +245,7 @@ struct ReceiptDeliveryTests {
     func refusedLedger() async throws {
         let files = FaultInjectingFileSystem()
         files.failRenames(ofPathsContaining: ReceiptLedger.fileName, with: ENOSPC)
-        try await withDelivery(faults: files.injection) { delivery in
+        try await withDelivery(faults: files.injection, adjust: Self.daily) { delivery in
             delivery.track(0..<60)
             await delivery.client.flush()
             delivery.track(60..<70)

@@ -33,6 +33,19 @@ struct ReceiptLedgerTests {
         #expect(ledger.pending == [second])
     }
 
+    @Test("launch deletes only the batch files a ledger may name: never another folder, a link up, or the area's own files")
+    func settledFileNames() {
+        var ledger = ReceiptLedger(id: UUID(), now: Self.start)
+        let names = [
+            "batches/000001-l-5b1c.batch", "set-aside/000002-l-77aa.batch",
+            "../a1/batches/000003-l-1234.batch", "batches/../owner", "owner", "lock", "receipts.ledger",
+            "batches/sub/000004.batch", "/etc/passwd", "batches/.batch", "tmp/000005-l-0000.batch", "batches/x.log",
+        ]
+        ledger.settle(ReceiptCounts(), files: names) { _ in true }
+        #expect(ledger.takeSettledFiles() == ["batches/000001-l-5b1c.batch", "set-aside/000002-l-77aa.batch"])
+        #expect(ledger.takeSettledFiles().isEmpty, "taken once")
+    }
+
     @Test("a receipt made again after a kill has the same event id; another ledger's or sequence's differs")
     func derivedIDs() {
         let id = UUID()

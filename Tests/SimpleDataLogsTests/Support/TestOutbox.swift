@@ -66,6 +66,9 @@ struct TestClient: Sendable {
         var configuration = SimpleDataLogsClient.Configuration(
             ingestKey: key, endpoint: endpoint ?? URL(string: "http://127.0.0.1:9")!, storageDirectory: directory.url
         )
+        // Off unless a test turns them on (`ReceiptDeliveryTests`): their daily timer would be one
+        // more sleeper on the manual clock, which the tests that wait for sleepers do not expect.
+        configuration.completenessReceipts = .off
         adjust(&configuration)
         client.configure(configuration)
     }
