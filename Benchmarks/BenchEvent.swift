@@ -55,11 +55,12 @@ enum BenchEvent {
     /// A configured client: uploads off unless `endpoint` is given.
     static func makeClient(
         folder: URL, endpoint: URL? = nil, batchSize: Int = 50, inFlight: Int = 1, gzip: Bool = true,
-        middleware: [EventMiddleware] = [], intakeLog: Bool? = nil
+        middleware: [EventMiddleware] = [], intakeLog: Bool? = nil, receipts: CompletenessReceipts = .daily
     ) -> SimpleDataLogsClient {
         let client = newClient(uploads: endpoint != nil, intakeLog: intakeLog)
         var configuration = configuration(folder: folder, endpoint: endpoint, batchSize: batchSize, inFlight: inFlight, gzip: gzip)
         configuration.middleware = middleware
+        configuration.completenessReceipts = receipts
         client.configure(configuration)
         return client
     }

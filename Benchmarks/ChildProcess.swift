@@ -17,9 +17,14 @@ enum ChildProcess {
         let rest = Array(arguments.dropFirst())
         switch role {
         case "prepare-outbox":
-            // prepare-outbox <folder> <events>: journal the events with uploads off, then vanish.
-            guard rest.count == 2, let count = Int(rest[1]) else { return 2 }
-            let client = BenchEvent.makeClient(folder: URL(fileURLWithPath: rest[0]))
+            // prepare-outbox <folder> <events> [port]: journal the events with uploads off, then
+            // vanish. The port names the ingest the next client sends to: an area records its
+            // endpoint, and only a client with the same one recovers it.
+            guard rest.count == 2 || rest.count == 3, let count = Int(rest[1]) else { return 2 }
+            let client = BenchEvent.newClient(uploads: false)
+            client.configure(BenchEvent.configuration(
+                folder: URL(fileURLWithPath: rest[0]), endpoint: rest.count == 3 ? URL(string: "http://127.0.0.1:\(rest[2])") : nil
+            ))
             BenchEvent.trackPaced(client, first: 0, count: count)
             let done = client.blockBenchmarkThreadUntilJournaled(atLeast: count, timeout: .seconds(60))
             writeStandardOutput("{\"journaled\":\(client.journalWatermark.eventsWritten)}\n")

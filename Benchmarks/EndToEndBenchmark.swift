@@ -63,6 +63,14 @@ struct EndToEndBenchmark {
                 note: "\(setup.events) events, batch \(setup.batchSize), \(setup.inFlight) in flight, gzip on; OTLPTransport to LocalCollector; baseline = \(setup.name) (the default transport to LocalIngest)"
             ))
         }
+        // The receipts' cost: the same setup without them (their ledger is stored once per
+        // operation that settles batches, before the files go), against the default (on).
+        if let off = await sdkRate(setups[0], folder: folder.url.appendingPathComponent("receipts-off"), receipts: .off) {
+            report.add(Figure(
+                "e2e.default.gzip.receipts_off", off, unit: "events/s", baseline: defaultRates[setups[0].name],
+                note: "as e2e.default.gzip with completenessReceipts = .off; baseline = e2e.default.gzip (receipts on, the default)"
+            ))
+        }
         await otlpAdapter(gzip: true)
         await otlpAdapter(gzip: false)
         await slowIngest(folder: folder.url.appendingPathComponent("slow"))
@@ -105,11 +113,15 @@ struct EndToEndBenchmark {
     }
 
     /// The SDK end to end; `nil` when the ingest did not count every event (reported as broken).
-    private func sdkRate(_ setup: Setup, folder: URL, latency: Duration = .zero) async -> Double? {
+    private func sdkRate(
+        _ setup: Setup, folder: URL, latency: Duration = .zero, receipts: CompletenessReceipts = .daily
+    ) async -> Double? {
         let ingest: LocalIngest
         do { ingest = try LocalIngest(configuration: .init(addedLatency: latency)) } catch { report.broken("LocalIngest: \(error)"); return nil }
         defer { ingest.stop() }
-        let client = BenchEvent.makeClient(folder: folder, endpoint: ingest.endpoint, batchSize: setup.batchSize, inFlight: setup.inFlight, gzip: setup.gzip)
+        let client = BenchEvent.makeClient(
+            folder: folder, endpoint: ingest.endpoint, batchSize: setup.batchSize, inFlight: setup.inFlight, gzip: setup.gzip, receipts: receipts
+        )
         let start = Measure.now()
         produce(setup.events, into: client)
         await client.flush()

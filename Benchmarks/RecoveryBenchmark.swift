@@ -60,14 +60,16 @@ struct RecoveryBenchmark {
     private func once() async -> Result? {
         guard let folder = try? TemporaryFolder("recovery") else { report.broken("could not make a temporary folder"); return nil }
         defer { folder.remove() }
-        guard ChildProcess.spawn(["prepare-outbox", folder.path, String(Self.events)], report: report) != nil else { return nil }
+        let ingest: LocalIngest
+        do { ingest = try LocalIngest() } catch { report.broken("LocalIngest: \(error)"); return nil }
+        defer { ingest.stop() }
+        // The child journals for this ingest's endpoint: an area records it, and only a client
+        // with the same one recovers the area (issue 23).
+        guard ChildProcess.spawn(["prepare-outbox", folder.path, String(Self.events), String(ingest.port)], report: report) != nil else { return nil }
         let journals = folder.files().filter { $0.path.contains("/journal-") && $0.path.hasSuffix(".log") }.sorted { $0.path < $1.path }
         guard let last = journals.last, last.size > 5 else { report.broken("recovery: the child left no journal"); return nil }
         _ = truncate(last.path, off_t(last.size - 5))
 
-        let ingest: LocalIngest
-        do { ingest = try LocalIngest() } catch { report.broken("LocalIngest: \(error)"); return nil }
-        defer { ingest.stop() }
         let client = BenchEvent.newClient(uploads: true)
         let configuration = BenchEvent.configuration(folder: folder.url, endpoint: ingest.endpoint)
         let stop = Locked(false)

@@ -188,7 +188,9 @@ package enum OutboxInspector {
             report.damage = scan.damage.map { OutboxDamage(offset: $0.offset, length: $0.length) }
             for range in scan.records {
                 let payload = UnsafeRawBufferPointer(rebasing: raw[range])
-                if isBatch, payload.starts(with: batchHeaderPrefix) { continue }
+                // A batch's header is no event, in a journal too: a process killed while its
+                // journal was being sealed in place leaves the header at the journal's start.
+                if payload.starts(with: batchHeaderPrefix) { continue }
                 report.events += 1
                 if let timestamp = topLevelTimestamp(payload) {
                     report.oldestTimestamp = min(report.oldestTimestamp ?? timestamp, timestamp)

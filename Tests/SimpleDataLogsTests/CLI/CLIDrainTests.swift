@@ -110,4 +110,33 @@ struct CLIDrainTests {
         let (usage, usageConsole) = await sdl("outbox", "drain", folder.path, "--key", newKey, "--previous-key", "old-key")
         #expect(usage == 64 && usageConsole.errors.contains("is not an ingest key"), "\(usageConsole.errors)")
     }
+
+    @Test("a folder a process killed with SIGKILL left, the edge down: exit 75 and everything kept; the edge back: all delivered once, exit 0", .tags(.processes))
+    func killedProcessFolder() async throws {
+        let ingest = try LocalIngest()
+        let folder = TemporaryDirectory("sdl-drain")
+        defer { ingest.stop(); folder.remove() }
+        let path = folder.path, endpoint = ingest.endpoint.absoluteString
+        ingest.script(Array(repeating: .status(503), count: 10_000))
+        // The child tracks 30 events for the tests' key and this endpoint, waits until they are
+        // journaled, says so, and is killed with SIGKILL.
+        let ready = try await onOwnThread {
+            let child = try ChildProcess("OutboxCrashChild", ["hold", path, "30"], environment: ["SDL_TEST_ENDPOINT": endpoint])
+            defer { child.kill() }
+            return child.readLine(until: { $0 == "ready" }) != nil
+        }
+        #expect(ready)
+        #expect(OutboxInspector.inspect(root: path).pendingEvents == 30)
+
+        let (down, downConsole) = await sdl("outbox", "drain", path, "--key", "sdl_pub_test0000000000", "--endpoint", endpoint, "--timeout", "3")
+        #expect(down == 75, "\(downConsole.output)\n\(downConsole.errors)")
+        #expect(OutboxInspector.inspect(root: path).pendingEvents == 30)
+
+        ingest.script([])
+        let (status, console) = await sdl("outbox", "drain", path, "--key", "sdl_pub_test0000000000", "--endpoint", endpoint, "--timeout", "10")
+        #expect(status == 0, "\(console.output)\n\(console.errors)")
+        let held = ingest.receivedEvents.filter { $0.name == "held" }
+        #expect(held.count == 30 && Set(held.compactMap { $0.properties["seq"] }).count == 30, "each of the 30 once")
+        #expect(OutboxInspector.inspect(root: path).pendingEvents == 0)
+    }
 }

@@ -9,6 +9,16 @@ struct ReceiptDeliveryTests {
     /// Receipts as a configuration has them by default (the test clients turn them off).
     static let daily: @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { $0.completenessReceipts = .daily }
 
+    /// The newest intact ledger in an area's two slots (``ReceiptLedger/fileNames``).
+    static func newestLedger(inArea folder: String) -> ReceiptLedger? {
+        ReceiptLedger.newest(of: ReceiptLedger.fileNames.map { FileManager.default.contents(atPath: folder + "/" + $0).map(Array.init) })?.ledger
+    }
+
+    /// Whether either of an area's ledger slots is on disk.
+    static func hasLedger(inArea folder: String) -> Bool {
+        ReceiptLedger.fileNames.contains { FileManager.default.fileExists(atPath: folder + "/" + $0) }
+    }
+
     /// The receipts the ingest counted (each event id once), oldest first.
     static func receipts(_ ingest: LocalIngest) -> [ReceivedEvent] {
         ingest.receivedEvents.filter { $0.name == PendingReceipt.eventName }.sorted { $0.timestamp < $1.timestamp || ($0.timestamp == $1.timestamp && int($0, "receipt_seq") < int($1, "receipt_seq")) }
@@ -142,12 +152,12 @@ struct ReceiptDeliveryTests {
             let client = delivery.client
             delivery.track(0..<10)
             await client.flush()
-            let ledger = delivery.test.directory.path + "/areas/a0/" + ReceiptLedger.fileName
-            let before = try #require(ReceiptLedger.decode(Array(try Data(contentsOf: URL(fileURLWithPath: ledger)))), "the delivery was counted in the ledger")
+            let area = delivery.test.directory.path + "/areas/a0"
+            let before = try #require(Self.newestLedger(inArea: area), "the delivery was counted in the ledger")
             #expect(before.counts.delivered == 10)
             client.setEnabled(false)
             await delivery.test.drain()
-            #expect(!FileManager.default.fileExists(atPath: ledger))
+            #expect(!Self.hasLedger(inArea: area))
             delivery.test.clock.advance(by: Self.oneDay)
             await client.flush()
             #expect(delivery.ingest.receivedEvents.count == 10, "no receipt while collection is off")
@@ -170,7 +180,7 @@ struct ReceiptDeliveryTests {
             delivery.test.clock.advance(by: Self.oneDay)
             await delivery.client.flush()
             #expect(delivery.ingest.receivedEvents.count == 5)
-            #expect(!FileManager.default.fileExists(atPath: delivery.test.directory.path + "/areas/a0/" + ReceiptLedger.fileName))
+            #expect(!Self.hasLedger(inArea: delivery.test.directory.path + "/areas/a0"))
         }
     }
 
@@ -192,7 +202,9 @@ struct ReceiptDeliveryTests {
         let receipt = try #require(Self.receipts(ingest).first)
         #expect(receipt.properties["app_version"] == "9.8.7")
 
-        try Data("not a ledger".utf8).write(to: URL(fileURLWithPath: directory.path + "/areas/a0/" + ReceiptLedger.fileName))
+        for name in ReceiptLedger.fileNames {
+            try Data("not a ledger".utf8).write(to: URL(fileURLWithPath: directory.path + "/areas/a0/" + name))
+        }
         let second = TestClient(tuning: tuning, directory: directory, endpoint: ingest.endpoint, adjust: Self.daily)
         second.client.track("e", properties: ["app_version": "2.3.1"])
         await second.client.flush()
@@ -223,7 +235,7 @@ struct ReceiptDeliveryTests {
         await shutDown(second.client)
         let areas = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas").sorted()
         try #require(areas == ["a0", "a1"])
-        let secondsLedger = try #require(ReceiptLedger.decode(Array(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/areas/a1/" + ReceiptLedger.fileName)))))
+        let secondsLedger = try #require(Self.newestLedger(inArea: directory.path + "/areas/a1"))
 
         let adopter = TestClient(directory: directory, endpoint: ingest.endpoint, adjust: Self.daily)
         await adopter.client.flush()
@@ -244,7 +256,7 @@ struct ReceiptDeliveryTests {
     @Test("a ledger the disk refuses: one error line, the batches are still deleted after their 202 (never sent twice), and the counts reach the next receipt once the disk takes it")
     func refusedLedger() async throws {
         let files = FaultInjectingFileSystem()
-        files.failRenames(ofPathsContaining: ReceiptLedger.fileName, with: ENOSPC)
+        files.failOpens(ofPathsContaining: ReceiptLedger.fileName, with: ENOSPC)
         try await withDelivery(faults: files.injection, adjust: Self.daily) { delivery in
             delivery.track(0..<60)
             await delivery.client.flush()
@@ -252,11 +264,11 @@ struct ReceiptDeliveryTests {
             await delivery.client.flush()
             #expect(try JournalReader.events(inOutbox: delivery.test.directory.path).isEmpty, "deleted after the 202s")
             #expect(delivery.test.log.lines(containing: "receipts ledger").count == 1)
-            #expect(!FileManager.default.fileExists(atPath: delivery.test.directory.path + "/areas/a0/" + ReceiptLedger.fileName))
+            #expect(!Self.hasLedger(inArea: delivery.test.directory.path + "/areas/a0"))
             files.clearAll()
             delivery.track(70..<75)
             await delivery.client.flush()
-            #expect(FileManager.default.fileExists(atPath: delivery.test.directory.path + "/areas/a0/" + ReceiptLedger.fileName))
+            #expect(Self.hasLedger(inArea: delivery.test.directory.path + "/areas/a0"))
             delivery.test.clock.advance(by: Self.oneDay)
             #expect(await delivery.ingest.waitForEvents(count: 76))
             #expect(delivery.ingest.rawEvents.count == 76, "nothing sent twice")

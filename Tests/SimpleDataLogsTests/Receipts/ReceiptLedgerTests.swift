@@ -46,6 +46,21 @@ struct ReceiptLedgerTests {
         #expect(ledger.takeSettledFiles().isEmpty, "taken once")
     }
 
+    @Test("two slots: launch reads the intact one stored last; a slot torn by a kill mid-store leaves the other, one store older")
+    func slots() {
+        var ledger = ReceiptLedger(id: UUID(), now: Self.start)
+        ledger.add(Self.counts(delivered: 50))
+        let older = ledger.encoded(stored: 7)
+        ledger.add(Self.counts(delivered: 50))
+        let newer = ledger.encoded(stored: 8)
+        #expect(ReceiptLedger.newest(of: [older, newer])?.slot == 1)
+        #expect(ReceiptLedger.newest(of: [newer, older])?.ledger.counts.delivered == 100)
+        let torn = Array(newer.prefix(newer.count / 2))
+        let survivor = ReceiptLedger.newest(of: [older, torn])
+        #expect(survivor?.slot == 0 && survivor?.stored == 7 && survivor?.ledger.counts.delivered == 50)
+        #expect(ReceiptLedger.newest(of: [nil, []]) == nil && ReceiptLedger.newest(of: [nil, nil]) == nil)
+    }
+
     @Test("a receipt made again after a kill has the same event id; another ledger's or sequence's differs")
     func derivedIDs() {
         let id = UUID()

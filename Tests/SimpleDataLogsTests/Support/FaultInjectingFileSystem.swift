@@ -12,6 +12,7 @@ final class FaultInjectingFileSystem: FileSystem {
         var shortWrites = false
         var readFailures: [(fragment: String, code: Int32)] = []
         var renameFailures: [(fragment: String, code: Int32)] = []
+        var openFailures: [(fragment: String, code: Int32)] = []
         var directoryFailures: [(fragment: String, code: Int32)] = []
         /// Whole-file reads to hold after their `open(2)` (``holdRead(ofPathContaining:until:)``).
         var readHolds: [(fragment: String, gate: ThreadGate)] = []
@@ -79,6 +80,8 @@ final class FaultInjectingFileSystem: FileSystem {
     func makeWritesShort(_ short: Bool) { faults.withLock { $0.shortWrites = short } }
     func failReads(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.readFailures.append((fragment, code)) } }
     func failRenames(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.renameFailures.append((fragment, code)) } }
+    /// Fails every open for writing of a path containing `fragment`.
+    func failOpens(ofPathsContaining fragment: String, with code: Int32) { faults.withLock { $0.openFailures.append((fragment, code)) } }
     func failCreatingDirectories(containing fragment: String, with code: Int32) { faults.withLock { $0.directoryFailures.append((fragment, code)) } }
     func clearAll() { faults.withLock { $0 = Faults(writeAttempts: $0.writeAttempts, flushes: $0.flushes, waiters: $0.waiters) } }
     /// Holds the next whole-file read of a path containing `fragment` (made by a thread other
@@ -139,6 +142,9 @@ final class FaultInjectingFileSystem: FileSystem {
         // Folders (for fsync) and the lock stay reachable: the faults model a full or failing data disk.
         if let code = faults.withLock({ $0.openError }), flags & O_DIRECTORY == 0, !path.hasSuffix("/lock"), flags & (O_WRONLY | O_RDWR) != 0 {
             throw FileSystemError(code: code, operation: "open", path: path)
+        }
+        if flags & (O_WRONLY | O_RDWR) != 0, let failure = faults.withLock({ faults in faults.openFailures.first { path.contains($0.fragment) } }) {
+            throw FileSystemError(code: failure.code, operation: "open", path: path)
         }
         return try real.open(path, flags: flags, mode: mode)
     }

@@ -16,8 +16,17 @@ import Foundation
 /// event is journaled (2), the ledger forgets it once a journal file holds it (3). A kill
 /// anywhere makes the same receipt again, with the same event id, never a new one.
 extension OutboxActor {
-    /// The ledger's path in the area, if there is an area.
-    var ledgerPath: String? { area.map { $0.folder + "/" + ReceiptLedger.fileName } }
+    /// The ledger's slots in `area` (``ReceiptLedger/fileNames``).
+    func ledgerPaths(in area: AreaLayout) -> [String] { ReceiptLedger.fileNames.map { area.folder + "/" + $0 } }
+
+    /// The newest intact ledger among `area`'s slots; `.damaged` when a slot exists but none
+    /// is intact, `.none` when there is no slot.
+    private func readLedger(in area: AreaLayout) -> (found: (ledger: ReceiptLedger, slot: Int, stored: UInt64)?, anyFile: Bool) {
+        let slots = ledgerPaths(in: area).map { path -> [UInt8]? in
+            fileSystem.isRegularFile(path) ? ((try? fileSystem.read(path)) ?? []) : nil
+        }
+        return (ReceiptLedger.newest(of: slots), slots.contains { $0 != nil })
+    }
 
     // MARK: Launch
 
@@ -25,20 +34,22 @@ extension OutboxActor {
     /// and deletes, uncounted, the batch files it names as settled (a kill came between the
     /// count and the deletion). Without receipts the files go all the same, and so does the ledger.
     func loadLedger(in area: AreaLayout) {
-        let path = area.folder + "/" + ReceiptLedger.fileName
-        guard fileSystem.isRegularFile(path) else { return }
-        let stored = (try? fileSystem.read(path)).flatMap(ReceiptLedger.decode)
-        guard var stored = stored.map(merged) else {
-            logger.warning("The receipts ledger \(path) is damaged; a new one starts (the counts since the last receipt are lost, the events themselves are not).")
-            if !receipts.isOn { try? fileSystem.remove(path) }
+        let (found, anyFile) = readLedger(in: area)
+        guard anyFile else { return }
+        guard let found else {
+            logger.warning("The receipts ledger in \(area.folder) is damaged; a new one starts (the counts since the last receipt are lost, the events themselves are not).")
+            if !receipts.isOn { for path in ledgerPaths(in: area) { try? fileSystem.remove(path) } }
             return
         }
+        var stored = merged(found.ledger)
         for name in stored.takeSettledFiles() { try? fileSystem.remove(area.folder + "/" + name) }
         guard receipts.isOn else {
-            try? fileSystem.remove(path)
+            for path in ledgerPaths(in: area) { try? fileSystem.remove(path) }
             return
         }
         keeping.ledger = stored
+        keeping.slot = found.slot
+        keeping.stored = found.stored
         keeping.needsWrite = true
     }
 
@@ -54,16 +65,16 @@ extension OutboxActor {
     /// settled, takes its counts and pending receipts into this area's ledger (stored first),
     /// then deletes its ledger. A kill in between finds the copy already absorbed.
     func absorbLedger(of dead: AreaLayout) {
-        let path = dead.folder + "/" + ReceiptLedger.fileName
-        guard fileSystem.isRegularFile(path) else { return }
-        if var theirs = (try? fileSystem.read(path)).flatMap(ReceiptLedger.decode) {
+        let (found, anyFile) = readLedger(in: dead)
+        guard anyFile else { return }
+        if var theirs = found?.ledger {
             for name in theirs.takeSettledFiles() { try? fileSystem.remove(dead.folder + "/" + name) }
             if receipts.isOn, keeping.ledger.absorb(theirs, at: receipts.wallClock.nowMilliseconds) {
                 keeping.needsWrite = true
                 storeLedger()
             }
         }
-        try? fileSystem.remove(path)
+        for path in ledgerPaths(in: dead) { try? fileSystem.remove(path) }
     }
 
     /// At the end of recovery: makes again the receipts a kill left pending (unless a recovered
@@ -200,22 +211,23 @@ extension OutboxActor {
         if !removals.isEmpty { sealer.jobs.wake() }
     }
 
-    /// Writes the ledger: `tmp/receipts.ledger`, then `rename` over the old one, so a kill leaves
-    /// the old ledger or the new, never a torn one. Not synced: a kill keeps the page cache, and
-    /// after a power loss the sealed batches it counted may be sent again (DESIGN.md,
-    /// "Durability contract").
+    /// Writes the ledger into the slot that does not hold the newest copy, in place
+    /// (``ReceiptLedger/fileNames``): a kill leaves that slot torn and the other whole, never both
+    /// torn. Not synced: a kill keeps the page cache, and after a power loss the sealed batches it
+    /// counted may be sent again (DESIGN.md, "Durability contract").
     func storeLedger() {
-        guard keeping.needsWrite, let area, let path = ledgerPath else { return }
-        let temporary = area.temporaryFolder + "/" + ReceiptLedger.fileName
+        guard keeping.needsWrite, let area else { return }
+        let slot = 1 - keeping.slot
+        let path = ledgerPaths(in: area)[slot]
         do {
-            let descriptor = try openRecreatingFolders(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
+            let descriptor = try fileSystem.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
             defer { fileSystem.close(descriptor) }
-            try writeAll(keeping.ledger.encoded(), to: descriptor, path: temporary)
-            try fileSystem.rename(temporary, to: path)
+            try writeAll(keeping.ledger.encoded(stored: keeping.stored + 1), to: descriptor, path: path)
+            keeping.slot = slot
+            keeping.stored += 1
             keeping.needsWrite = false
             keeping.storeFailing = false
         } catch {
-            try? fileSystem.remove(temporary)
             // Once an episode: the events are not affected, only what the next receipt says.
             guard !keeping.storeFailing else { return }
             keeping.storeFailing = true
