@@ -123,10 +123,11 @@ public final class OTLPTransport: Transport {
         let wasGzipped = request.header("Content-Encoding")?.lowercased() == "gzip"
         var body = [UInt8](request.body)
         if wasGzipped {
-            guard let inflated = Gunzip.inflate(body, limit: maxBatchBytes) else {
-                return .failure(IngestBatch.Failure(message: "the batch's gzip body does not inflate (or is over \(maxBatchBytes) bytes)"))
+            switch Gzip.inflate(body, limit: maxBatchBytes) {
+            case .success(let inflated): body = inflated
+            case .failure(.tooLarge): return .failure(IngestBatch.Failure(message: "the batch inflates past \(maxBatchBytes) bytes"))
+            case .failure(.corrupt(let why)): return .failure(IngestBatch.Failure(message: "the batch's gzip body does not inflate: \(why)"))
             }
-            body = inflated
         }
         let batch: IngestBatch
         switch IngestBatch.read(body) {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SimpleDataLogsTesting
+@testable import SimpleDataLogs
 
 @Suite("The local ingest's gzip inflation", .stuckTestLimit)
 struct LocalIngestGzipTests {

@@ -1,12 +1,14 @@
 import CZlib
 
-/// Inflates gzip (or zlib) request bodies, with a cap on the output.
+/// Gzip (or zlib) inflation with a cap on the output, for the SDK's other products: the testing
+/// kit's local ingest and collector read request bodies with it, and the OTLP transport reads the
+/// uploader's gzip bodies. The SDK itself only compresses (``Gzip/compress(_:)``).
 ///
-/// The cap matters: the ingest's size limit is on the body after decompression, and a small
-/// gzip body can inflate to gigabytes, so inflation stops as soon as the output passes the cap.
-enum Gzip {
+/// The cap matters: an ingest's size limit is on the body after decompression, and a small gzip
+/// body can inflate to gigabytes, so inflation stops as soon as the output passes the cap.
+extension Gzip {
     /// Why a body could not be inflated.
-    enum Failure: Error, Sendable, Equatable {
+    package enum Failure: Error, Sendable, Equatable {
         /// The output would be larger than the cap.
         case tooLarge
         /// The input is not a complete gzip stream.
@@ -18,7 +20,7 @@ enum Gzip {
     ///   - input: The compressed bytes.
     ///   - limit: The most output bytes accepted.
     /// - Returns: The inflated bytes, or why not.
-    static func inflate(_ input: [UInt8], limit: Int) -> Result<[UInt8], Failure> {
+    package static func inflate(_ input: [UInt8], limit: Int) -> Result<[UInt8], Failure> {
         guard !input.isEmpty else { return .failure(.corrupt("empty body")) }
         var stream = z_stream()
         // 15 + 32: the largest window, and detect a gzip or zlib header automatically.
