@@ -40,15 +40,19 @@ let package = Package(
             resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: strictSettings
         ),
-        // The OTLP/HTTP logs transport: the SDK and zlib (for the uploader's gzip bodies) only.
+        // The one strict JSON reader the products below share (the SDK itself only writes JSON).
+        // Not a product: it comes with the products that depend on it.
+        .target(name: "SDLJSON", swiftSettings: strictSettings),
+        // The OTLP/HTTP logs transport: the SDK, its JSON reader and zlib (for the uploader's gzip
+        // bodies) only.
         .target(
             name: "SimpleDataLogsOTLP",
-            dependencies: ["SimpleDataLogs", "CZlib"],
+            dependencies: ["SimpleDataLogs", "SDLJSON", "CZlib"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "SimpleDataLogsTesting",
-            dependencies: ["SimpleDataLogs", "CZlib"],
+            dependencies: ["SimpleDataLogs", "SDLJSON", "CZlib"],
             swiftSettings: strictSettings
         ),
         .target(name: "SDLCommands", dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting"], swiftSettings: strictSettings),
@@ -106,7 +110,7 @@ let package = Package(
         .executableTarget(name: "FuzzIngestRequest", dependencies: ["SimpleDataLogsTesting"], path: "Tests/Fuzz/FuzzIngestRequest", swiftSettings: strictSettings),
         .testTarget(
             name: "SimpleDataLogsTests",
-            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "SimpleDataLogsOTLP", "CZlib", "CSignals", "SDLCommands"],
+            dependencies: ["SimpleDataLogs", "SimpleDataLogsTesting", "SimpleDataLogsOTLP", "SDLJSON", "CZlib", "CSignals", "SDLCommands"],
             swiftSettings: strictSettings
         ),
     ],

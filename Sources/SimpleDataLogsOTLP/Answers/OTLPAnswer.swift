@@ -1,3 +1,4 @@
+import SDLJSON
 import SimpleDataLogs
 import Foundation
 
@@ -65,7 +66,7 @@ enum OTLPAnswer {
     /// - Parameter body: The 2xx's body.
     /// - Returns: The count and the message, if any.
     static func partialSuccess(in body: Data) -> (rejected: Int64, message: String?) {
-        guard !body.isEmpty, case .success(let root) = JSONNodeReader.read(Array(body)),
+        guard !body.isEmpty, case .success(let root) = JSONParser.parse(Array(body)),
               let partial = root.member("partialSuccess") else { return (0, nil) }
         var rejected: Int64 = 0
         switch partial.member("rejectedLogRecords") {
@@ -85,7 +86,7 @@ enum OTLPAnswer {
     static func statusMessage(in body: Data) -> String? {
         guard !body.isEmpty else { return nil }
         let text: String
-        if case .success(let root) = JSONNodeReader.read(Array(body)) {
+        if case .success(let root) = JSONParser.parse(Array(body)) {
             guard case .string(let message)? = root.member("message") else { return nil }
             text = message
         } else {

@@ -1,3 +1,4 @@
+import SDLJSON
 import SimpleDataLogs
 
 /// One try of one batch as the uploader sent it (INGEST-API.md, "Request"), read back from the
@@ -50,8 +51,8 @@ extension IngestBatch {
     /// - Parameter body: `{"sent_at":…,"events":[…]}`.
     /// - Returns: The batch, or why the body is not one.
     static func read(_ body: [UInt8]) -> Result<IngestBatch, Failure> {
-        let root: JSONNode
-        switch JSONNodeReader.read(body) {
+        let root: JSONValue
+        switch JSONParser.parse(body) {
         case .success(let node): root = node
         case .failure(let failure): return .failure(Failure(message: "the batch is not JSON: \(failure)"))
         }
@@ -72,7 +73,7 @@ extension IngestBatch {
         return .success(IngestBatch(sentAt: sentAt, events: events))
     }
 
-    private static func event(_ node: JSONNode) -> Result<Event, Failure> {
+    private static func event(_ node: JSONValue) -> Result<Event, Failure> {
         guard case .object = node else { return .failure(Failure(message: "not an object")) }
         guard case .string(let name)? = node.member("event") else { return .failure(Failure(message: "no string event")) }
         guard case .string(let eventID)? = node.member("event_id") else { return .failure(Failure(message: "no string event_id")) }
@@ -95,7 +96,8 @@ extension IngestBatch {
         case nil: break
         case .object(let members)?:
             event.properties.reserveCapacity(members.count)
-            for member in members {
+            // By name: the batch's order is its encoder's dictionary order, which says nothing.
+            for member in members.sorted(by: { $0.key < $1.key }) {
                 let value: PropertyValue
                 switch member.value {
                 case .string(let string): value = .string(string)

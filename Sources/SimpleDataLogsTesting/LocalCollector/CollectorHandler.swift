@@ -1,5 +1,6 @@
 import Foundation
 import SimpleDataLogs
+import SDLJSON
 
 /// Turns one HTTP request into ``LocalCollector``'s answer, as an OpenTelemetry Collector's
 /// OTLP/HTTP receiver answers a logs export in JSON: path (404), method (405), content type

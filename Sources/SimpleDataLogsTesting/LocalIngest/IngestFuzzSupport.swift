@@ -1,3 +1,4 @@
+import SDLJSON
 /// Package-level doors into the local ingest's parsers, for the libFuzzer target
 /// `Tests/Fuzz/FuzzIngestRequest`. Thin wrappers only: the harness must exercise exactly the code
 /// the ingest runs. Nothing in the package calls these.

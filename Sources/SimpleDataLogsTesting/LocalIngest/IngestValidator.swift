@@ -1,4 +1,5 @@
 import SimpleDataLogs
+import SDLJSON
 
 /// The ingest's body rules (INGEST-API.md), as a pure function from bytes to a verdict.
 ///

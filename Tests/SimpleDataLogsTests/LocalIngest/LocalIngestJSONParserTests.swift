@@ -1,5 +1,6 @@
 import Testing
 @testable import SimpleDataLogsTesting
+import SDLJSON
 
 @Suite("The local ingest's JSON parser", .stuckTestLimit)
 struct LocalIngestJSONParserTests {

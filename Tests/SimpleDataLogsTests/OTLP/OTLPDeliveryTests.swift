@@ -3,6 +3,7 @@ import Testing
 @testable import SimpleDataLogs
 import SimpleDataLogsOTLP
 @testable import SimpleDataLogsTesting
+import SDLJSON
 
 /// Passes each of the uploader's requests on to the OTLP transport and keeps a copy: the ingest
 /// batch the SDK would have sent, the reference each `LogRecord` is checked against.

@@ -1,19 +1,24 @@
 import Foundation
 
-/// A strict JSON parser (RFC 8259) over bytes that never traps, whatever the input.
+/// A strict JSON parser (RFC 8259) over bytes that never traps, whatever the input: the one the
+/// package's JSON readers share (the local ingest's and collector's request bodies, the OTLP
+/// transport's ingest batches and collector answers). Fuzzed (`Tests/Fuzz/FuzzIngestRequest`).
 ///
 /// Why by hand: integers must stay integers (`JSONSerialization` on Linux turns `true` and `1`
 /// into look-alike `NSNumber`s), and the same code will later be fuzzed, so every path returns an
 /// error instead of crashing. Nesting is capped so that a body of `[[[[…` cannot exhaust the stack.
-struct JSONParser {
+package struct JSONParser {
     /// Why a body is not JSON; the message goes into a 400 answer.
-    struct Failure: Error, Equatable {
-        var message: String
-        var offset: Int
+    package struct Failure: Error, Equatable, CustomStringConvertible {
+        /// What is wrong.
+        package var message: String
+        /// The byte offset where it was noticed.
+        package var offset: Int
+        package var description: String { "\(message) at byte \(offset)" }
     }
 
     /// The deepest nesting accepted; the contract needs 3 (body, event, props).
-    static let maxDepth = 64
+    package static let maxDepth = 64
 
     private let bytes: [UInt8]
     private var index = 0
@@ -23,7 +28,7 @@ struct JSONParser {
     /// Parses one JSON document that spans the whole input (whitespace around it is allowed).
     /// - Parameter bytes: UTF-8 text.
     /// - Returns: The value, or the first problem found.
-    static func parse(_ bytes: [UInt8]) -> Result<JSONValue, Failure> {
+    package static func parse(_ bytes: [UInt8]) -> Result<JSONValue, Failure> {
         var parser = JSONParser(bytes: bytes)
         do {
             parser.skipWhitespace()

@@ -1,8 +1,9 @@
 /// A parsed JSON value, with integers kept apart from other numbers.
 ///
 /// The ingest contract distinguishes an integer (signed 64-bit) from a finite number, and
-/// `JSONSerialization` blurs that line on Linux, so the local ingest reads JSON itself.
-enum JSONValue: Sendable, Equatable {
+/// `JSONSerialization` blurs that line on Linux (OTLP's `AnyValue` too must say `boolValue` for
+/// `true` and `intValue` for `1`), so the package reads JSON itself.
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// A number written without fraction or exponent that fits in `Int64`.
@@ -16,20 +17,28 @@ enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// The member `name` of an object (the last one written, when a name repeats), or `nil`.
+    /// - Parameter name: The member's name.
+    /// - Returns: Its value, or `nil` when this is not an object or has no such member.
+    package func member(_ name: String) -> JSONValue? {
+        if case .object(let members) = self { return members[name] }
+        return nil
+    }
+
     /// The value as a string, if it is one.
-    var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
     /// The value as an integer, if it was written as one and fits in `Int64`.
-    var integerValue: Int64? {
+    package var integerValue: Int64? {
         if case .integer(let value) = self { return value }
         return nil
     }
 
     /// A short name of the value's kind, for rejection reasons.
-    var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
