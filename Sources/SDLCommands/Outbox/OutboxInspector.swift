@@ -143,11 +143,11 @@ package enum OutboxInspector {
         var report = OutboxAreaReport(name: name, path: area.folder, lock: inspectLock(area, locks: locks))
         report.owner = inspectOwner(area, fileSystem: fileSystem)
         for file in names(in: area.folder, fileSystem: fileSystem, linked: &linked) where JournalName.journalSequence(file) != nil {
-            report.journals.append(inspectFile(name: file, path: area.folder + "/" + file, isBatch: false, fileSystem: fileSystem))
+            report.journals.append(inspectFile(name: file, path: area.folder + "/" + file, fileSystem: fileSystem))
         }
         for (folder, isSetAside) in [(area.batchesFolder, false), (area.setAsideFolder, true)] {
             for file in names(in: folder, fileSystem: fileSystem, linked: &linked) {
-                var batch = inspectFile(name: file, path: folder + "/" + file, isBatch: true, fileSystem: fileSystem)
+                var batch = inspectFile(name: file, path: folder + "/" + file, fileSystem: fileSystem)
                 if JournalName.batchParts(file) == nil { batch.problem = "not a batch file name; the next client moves it to quarantine/" }
                 if isSetAside { report.setAside.append(batch) } else { report.batches.append(batch) }
             }
@@ -169,7 +169,7 @@ package enum OutboxInspector {
         }
     }
 
-    private static func inspectFile(name: String, path: String, isBatch: Bool, fileSystem: PosixFileSystem) -> OutboxFileReport {
+    private static func inspectFile(name: String, path: String, fileSystem: PosixFileSystem) -> OutboxFileReport {
         var report = OutboxFileReport(name: name, path: path, byteCount: fileSize(path))
         guard fileSystem.isRegularFile(path) else {
             report.problem = "not a regular file; the next client moves it to quarantine/"

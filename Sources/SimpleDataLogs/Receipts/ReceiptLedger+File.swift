@@ -10,10 +10,8 @@ import Foundation
 /// slot that is torn, damaged or of another version reads as none; with no slot intact the outbox
 /// starts a new ledger (a new id, so no receipt id repeats) and says so.
 extension ReceiptLedger {
-    /// The two slots' names in their area; the first is the one a single-slot reader knew.
+    /// The two slots' names in their area.
     package static let fileNames = ["receipts.ledger", "receipts.ledger.1"]
-    /// The first slot's name.
-    package static var fileName: String { fileNames[0] }
 
     private struct Stored: Codable {
         var sdl_ledger: Int

@@ -256,7 +256,7 @@ struct ReceiptDeliveryTests {
     @Test("a ledger the disk refuses: one error line, the batches are still deleted after their 202 (never sent twice), and the counts reach the next receipt once the disk takes it")
     func refusedLedger() async throws {
         let files = FaultInjectingFileSystem()
-        files.failOpens(ofPathsContaining: ReceiptLedger.fileName, with: ENOSPC)
+        files.failOpens(ofPathsContaining: "receipts.ledger", with: ENOSPC) // both slots
         try await withDelivery(faults: files.injection, adjust: Self.daily) { delivery in
             delivery.track(0..<60)
             await delivery.client.flush()
