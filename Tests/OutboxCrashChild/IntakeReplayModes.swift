@@ -10,6 +10,11 @@ import SimpleDataLogs
 //     once the intake log is open, tracks <count> events, prints
 //     "tracked" once every `track()` has returned, then calls `abort()` or waits to be killed.
 //     What it tracked is in no journal: only the intake log can bring it to the next launch.
+// OutboxCrashChild log-at-launch <folder> <count> abort|wait
+//     tracks <count>/2 events before `configure`, configures, at once tracks the rest, prints
+//     "tracked settled=<true|false>" (whether the outbox had replayed the earlier logs yet),
+//     then calls `abort()` or waits to be killed: nothing waits for the outbox, so the death
+//     falls inside launch.
 // OutboxCrashChild log-identity <folder>
 //     sets a device id and default properties, tracks, sets another device id, tracks, prints
 //     "tracked" and waits to be killed.
@@ -38,6 +43,15 @@ func runIntakeReplayMode(_ mode: String, folder: URL, arguments: [String]) async
         ingestKey: "sdl_pub_test0000000000", endpoint: URL(string: "http://127.0.0.1:9")!, storageDirectory: folder, batchSize: 50
     )
     configuration.keepsIntakeLog = true
+    if mode == "log-at-launch" {
+        let count = arguments.first.flatMap { Int($0) } ?? 20
+        for seq in 0..<(count / 2) { client.track("at_launch", properties: ["seq": .int(Int64(seq))]) }
+        client.configure(configuration)
+        for seq in (count / 2)..<count { client.track("at_launch", properties: ["seq": .int(Int64(seq))]) }
+        say("tracked settled=\(!client.isOpeningIntakeLog)")
+        if arguments.dropFirst().first == "abort" { abort() }
+        while true { pause() }
+    }
     client.configure(configuration)
     // Past the launch window (configure until the log is open, DESIGN.md "The intake log").
     await client.waitUntilIntakeLogSettled()

@@ -151,6 +151,16 @@ public final class SimpleDataLogsClient: Sendable {
         )
         let uploader = uploaderSettings(for: configuration)
         let (limits, limitProblems) = configuration.limits.validated()
+        // Made before the pipeline starts, so the outbox finds it installed when it replays what
+        // ended runs left in front of it.
+        let intakeLog: IntakeLogFile? = if let directory, tuning.intakeLog ?? configuration.keepsIntakeLog {
+            makeIntakeLog(
+                in: directory, owner: uploader.settings.owner,
+                slotCount: OutboxActor.intakeLogSlots(backlogEvents: limits.backlogEvents), logger: logger
+            )
+        } else {
+            nil
+        }
         let outcome: ConfigureOutcome = state.withLock { state in
             guard !state.isShutDown else { return .afterShutdown }
             guard state.pipeline == nil else { return .again }
@@ -166,8 +176,7 @@ public final class SimpleDataLogsClient: Sendable {
                 ),
                 middleware: configuration.middleware, usesInstallID: configuration.usesInstallID,
                 automaticContext: configuration.automaticContext,
-                intakeLogSlots: tuning.intakeLog ?? configuration.keepsIntakeLog
-                    ? OutboxActor.intakeLogSlots(backlogEvents: limits.backlogEvents) : nil,
+                intakeLog: intakeLog,
                 receipts: receiptSettings(for: configuration),
                 tuning: inPreview ? XcodePreviewRule.tuning(from: tuning) : tuning, faults: faults
             )
@@ -175,8 +184,10 @@ public final class SimpleDataLogsClient: Sendable {
         }
         switch outcome {
         case .again, .afterShutdown:
-            // Lost a race with another configure or a shutdown: the session made here is not used.
+            // Lost a race with another configure or a shutdown: the session and the log made here
+            // are not used.
             uploader.settings.ownedTransport?.invalidate()
+            if let intakeLog { _ = unlink(intakeLog.path) }
             reportIgnoredConfigure(outcome)
         case .started:
             if let trimmed = IngestKey.trimmedWhitespace(untrimmedKey) {

@@ -70,15 +70,23 @@ final class Pipeline: Sendable {
         intake: Intake, counters: StageCounters, logger: SDKLogger, directory: String?,
         clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy, caps: OutboxCaps = OutboxCaps(),
         uploader settings: UploaderSettings, autocapture: AutocaptureSettings, middleware: [EventMiddleware] = [],
-        usesInstallID: Bool = false, automaticContext: AutomaticContext = [], intakeLogSlots: Int? = nil,
+        usesInstallID: Bool = false, automaticContext: AutomaticContext = [], intakeLog: IntakeLogFile? = nil,
         receipts: ReceiptSettings = .off, tuning: ClientTuning, faults: FaultInjection
     ) {
         self.intake = intake
-        // The outbox opens the intake log once it has its area, and queues what earlier runs'
-        // logs left (also when this run keeps none): until then the intake holds what it takes,
-        // so nothing reaches the stages unlogged, and the replay goes in front of it.
-        let intakeLogSlots = directory == nil ? nil : intakeLogSlots
-        if directory != nil { intake.expectLog() }
+        // `configure` made this run's intake log: what the intake held before it goes into it
+        // now, and every later call as it is made. The outbox queues what ended runs' logs left
+        // (also when this run keeps none) once it holds its area: until then the intake holds
+        // what it takes, so the replay goes in front of it.
+        let intakeLogPath = directory == nil ? nil : intakeLog?.path
+        if directory != nil {
+            intake.expectLog()
+            if let intakeLog {
+                var writer = IntakeLogWriter(file: intakeLog, slotCount: intakeLog.ring.slotCount)
+                _ = writer.start()
+                intake.installLog(writer)
+            }
+        }
         self.clock = clock
         ownedTransport = settings.ownedTransport
         let problemLog = ProblemLog(logger: logger)
@@ -122,7 +130,7 @@ final class Pipeline: Sendable {
             counters: counters, intake: intake, clock: clock, faults: faults,
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, input: toOutbox, sealer: sealerChannel,
-            owner: settings.owner, formerOwners: settings.formerOwners, middleware: chain, reports: reports, intakeLogSlots: intakeLogSlots,
+            owner: settings.owner, formerOwners: settings.formerOwners, middleware: chain, reports: reports, intakeLogPath: intakeLogPath,
             receipts: receipts, executor: outboxExecutor
         )
         self.identity = identity

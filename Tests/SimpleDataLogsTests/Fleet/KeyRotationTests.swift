@@ -48,12 +48,20 @@ struct KeyRotationTests {
         let ingest = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.newKey))
         let folder = TemporaryDirectory("sdl-rotation")
         defer { ingest.stop(); folder.remove() }
-        let first = TestClient(key: Self.oldKey, directory: folder, endpoint: ingest.endpoint)
+        let first = TestClient(key: Self.oldKey, directory: folder, endpoint: ingest.endpoint) { $0.keepsIntakeLog = true }
+        let eventsURL = ingest.endpoint.appending(path: "v1/events")
+        let logTags = { () -> [String?] in
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).compactMap(IntakeLogFiles.parts(ofName:)).map(\.tag)
+        }
         first.client.setOffline(true)
         first.client.track("before_rotation")
+        await first.drain()
+        #expect(logTags() == [AreaOwner(ingestKey: Self.oldKey, eventsURL: eventsURL).tag], "the intake log is the old key's")
         first.client.rotateIngestKey(to: Self.newKey)
         first.client.track("after_rotation")
         await first.drain()
+        // What it holds goes with the new key now: a launch with the new key replays it.
+        #expect(logTags() == [AreaOwner(ingestKey: Self.newKey, eventsURL: eventsURL).tag], "renamed for the new key")
         await shutDown(first.client)
         #expect(ingest.receivedEvents.isEmpty, "offline: everything stayed on disk")
 

@@ -10,12 +10,30 @@ struct IntakeLogHostileTests {
     /// The intake log on (it is off by default).
     static let withLog: @Sendable (inout SimpleDataLogsClient.Configuration) -> Void = { $0.keepsIntakeLog = true }
 
-    /// An earlier run's log at `a0/intake-1.log` holding `count` events after the mark, as the
-    /// writer would have left it, then changed by `damage`.
-    static func plantLog(in directory: TemporaryDirectory, events count: Int, damage: (inout [UInt8]) -> Void = { _ in }) throws {
-        let folder = directory.path + "/areas/a0"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let path = folder + "/intake-1.log"
+    /// Where a planted log goes: in the root under this version's name (an ended run's, untagged:
+    /// anyone's), or where an earlier version kept it (`areas/a0/intake-1.log`).
+    enum Place: String, CaseIterable, Sendable {
+        case root, earlierVersion
+    }
+
+    /// The untagged name the root's planted log gets.
+    static let plantedName = "intake-0192d3a0-0000-7000-8000-000000000001.log"
+
+    /// The planted log's path in `directory`.
+    static func plantedPath(in directory: TemporaryDirectory, _ place: Place) -> String {
+        place == .root ? directory.path + "/" + plantedName : directory.path + "/areas/a0/intake-1.log"
+    }
+
+    /// The logs of this version's naming in the root of `directory`.
+    static func rootLogs(in directory: TemporaryDirectory) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { IntakeLogFiles.parts(ofName: $0) != nil }
+    }
+
+    /// An ended run's log holding `count` events after the mark, as the writer would have left
+    /// it, then changed by `damage`.
+    static func plantLog(in directory: TemporaryDirectory, _ place: Place = .root, events count: Int, damage: (inout [UInt8]) -> Void = { _ in }) throws {
+        let path = plantedPath(in: directory, place)
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         var failure: String?
         let file = try #require(IntakeLogFile.create(at: path, slotCount: 256, firstSequence: 1, failure: &failure))
         var writer = IntakeLogWriter(file: file, slotCount: 256)
@@ -30,10 +48,12 @@ struct IntakeLogHostileTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
-    @Test("a log torn in its middle, zeroed, of another version, or not a log at all: nothing crashes, what is whole is replayed, the file goes", arguments: ["torn", "zeroed", "version", "garbage", "empty"])
-    func damagedLogs(kind: String) async throws {
+    @Test("a log torn in its middle, zeroed, of another version, or not a log at all: nothing crashes, what is whole is replayed, the file goes", arguments: ["torn", "zeroed", "version", "garbage", "empty"], Place.allCases)
+    func damagedLogs(kind: String, place: Place) async throws {
         let directory = TemporaryDirectory()
-        try Self.plantLog(in: directory, events: 10) { bytes in
+        let plantedAt = Self.plantedPath(in: directory, place)
+        let plantedName = (plantedAt as NSString).lastPathComponent
+        try Self.plantLog(in: directory, place, events: 10) { bytes in
             switch kind {
             case "torn": bytes = Array(bytes.prefix(IntakeLogFormat.headerSize + 6 * IntakeLogFormat.slotSize + 40))
             case "zeroed": bytes = [UInt8](repeating: 0, count: bytes.count)
@@ -54,29 +74,55 @@ struct IntakeLogHostileTests {
                 #expect(planted.isEmpty)
             }
             #expect(Set(planted.map(\.eventID)).count == planted.count)
-            #expect(!FileManager.default.fileExists(atPath: directory.path + "/areas/a0/intake-1.log"), "the earlier log is gone")
+            #expect(!FileManager.default.fileExists(atPath: plantedAt), "the earlier log is gone")
             #expect(client.client.hasIntakeLog, "this run has a log of its own")
             // Zeros or nothing are what a run killed while making its log leaves: no warning.
-            let warned = client.log.lines(containing: "intake-1.log").contains { $0.level == .warning }
-            #expect(warned == (kind == "version" || kind == "garbage"), "\(client.log.lines(containing: "intake-1.log").map(\.message))")
+            let warned = client.log.lines(containing: plantedName).contains { $0.level == .warning }
+            #expect(warned == (kind == "version" || kind == "garbage"), "\(client.log.lines(containing: plantedName).map(\.message))")
             #expect(client.client.counters.isBalanced, "\(client.client.counters)")
         }
     }
 
-    @Test("an earlier log whole: its 10 events come back once, and the file goes")
-    func wholeLog() async throws {
+    @Test("an ended run's log whole, in the root or where an earlier version kept it: its 10 events come back once, and the file goes; this run's log is in the root", arguments: Place.allCases)
+    func wholeLog(place: Place) async throws {
         let directory = TemporaryDirectory()
-        try Self.plantLog(in: directory, events: 10)
+        try Self.plantLog(in: directory, place, events: 10)
         try await withTestClient(directory: directory, adjust: Self.withLog) { client in
             let planted = try await client.flushedEvents().filter { $0.name == "planted" }
             #expect(try planted.map { try $0.requiredInt("seq") }.sorted() == Array(0..<10))
             #expect(client.client.counters.recovered == 10)
-            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0")
-            #expect(names.filter { $0.hasPrefix("intake-") } == ["intake-2.log"], "\(names)")
+            #expect(!FileManager.default.fileExists(atPath: Self.plantedPath(in: directory, place)))
+            let logs = Self.rootLogs(in: directory)
+            #expect(logs.count == 1 && logs != [Self.plantedName], "this run's own: \(logs)")
+            let inArea = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0")
+            #expect(!inArea.contains { $0.hasPrefix("intake-") }, "\(inArea)")
         }
     }
 
-    @Test("a link where a log goes is never read nor written through; this run's log takes the next number")
+    @Test("a log another process holds (its lock is taken) is neither read nor deleted; another destination's log is left alone; both are there after the run")
+    func liveAndForeignLogs() async throws {
+        let directory = TemporaryDirectory()
+        try Self.plantLog(in: directory, events: 3)
+        // Another destination's log: the tag of another key at the same endpoint.
+        let foreignTag = AreaOwner(ingestKey: "sdl_pub_someone_else", endpoint: "http://127.0.0.1:1/v1/events").tag
+        let foreign = directory.path + "/intake-0192d3a0-0000-7000-8000-000000000002-\(foreignTag).log"
+        try FileManager.default.copyItem(atPath: Self.plantedPath(in: directory, .root), toPath: foreign)
+        // A live run's: locked through a descriptor of its own, as its process would hold it.
+        let descriptor = open(Self.plantedPath(in: directory, .root), O_RDONLY)
+        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        defer { close(descriptor) }
+        try await withTestClient(directory: directory, adjust: Self.withLog) { client in
+            client.client.track("live")
+            let events = try await client.flushedEvents()
+            #expect(!events.contains { $0.name == "planted" }, "neither is replayed")
+            #expect(client.client.replayedFromIntakeLog == 0)
+            #expect(FileManager.default.fileExists(atPath: Self.plantedPath(in: directory, .root)))
+            #expect(FileManager.default.fileExists(atPath: foreign))
+            #expect(Self.rootLogs(in: directory).count == 3, "the two planted ones and this run's")
+        }
+    }
+
+    @Test("a link where a log goes is never read nor written through; this run's log is a file of its own")
     func linkedLog() async throws {
         let directory = TemporaryDirectory()
         let outside = TemporaryDirectory()
@@ -87,11 +133,14 @@ struct IntakeLogHostileTests {
         let folder = directory.path + "/areas/a0"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: folder + "/intake-1.log", withDestinationPath: target)
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/" + Self.plantedName, withDestinationPath: target)
         try await withTestClient(directory: directory, adjust: Self.withLog) { client in
             client.client.track("live")
             _ = try await client.flushedEvents()
             #expect(client.client.hasIntakeLog)
-            #expect(FileManager.default.fileExists(atPath: folder + "/intake-2.log"))
+            #expect(client.client.replayedFromIntakeLog == 0)
+            let own = Self.rootLogs(in: directory).filter { $0 != Self.plantedName }
+            #expect(own.count == 1 && FileManager.default.fileExists(atPath: directory.path + "/" + own[0]), "\(own)")
             #expect(try String(contentsOfFile: target, encoding: .utf8) == "do not touch")
         }
     }
@@ -100,6 +149,7 @@ struct IntakeLogHostileTests {
     func distrustedFolder() async throws {
         for setUp in ["owned by nobody", "world-writable"] {
             let directory = TemporaryDirectory()
+            try Self.plantLog(in: directory, .earlierVersion, events: 10)
             try Self.plantLog(in: directory, events: 10)
             if setUp == "owned by nobody" {
                 #expect(chown(directory.path, 65_534, 65_534) == 0, "the tests run as root")
@@ -114,6 +164,7 @@ struct IntakeLogHostileTests {
                 #expect(client.client.counters.tracked == 1 && client.client.counters.pendingInMemory == 1, "\(setUp): \(client.client.counters)")
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0")) ?? []
                 #expect(names == ["intake-1.log"], "\(setUp): only the planted file, untouched: \(names)")
+                #expect(Self.rootLogs(in: directory) == [Self.plantedName], "\(setUp): no log made, the planted one untouched")
             }
         }
     }
@@ -131,13 +182,13 @@ struct IntakeLogHostileTests {
         #expect(lines.contains("journaled 10"), "\(lines)")
         let logLines = lines.filter { $0.hasPrefix("sdl ") && $0.contains("intake log") }
         #expect(logLines.count == 1, "one line: \(logLines)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/areas/a0").filter { $0.hasPrefix("intake-") }.isEmpty, "no half-made log left")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasPrefix("intake-") }.isEmpty, "no half-made log left")
     }
 
-    /// The events the log at `folder` holds after its released mark, by `seq`.
-    static func unreleasedSeqs(inArea folder: String) throws -> [Int64] {
-        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("intake-") })
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+    /// The events this run's log in `directory` holds after its released mark, by `seq`.
+    static func unreleasedSeqs(in directory: TemporaryDirectory) throws -> [Int64] {
+        let name = try #require(rootLogs(in: directory).first)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + name)))
         return try IntakeLogFormat.decode(bytes).get().unreleased.compactMap { record -> Int64? in
             guard case .event(let event)? = IntakeRecordCodec.decode(record.payload), case .int(let seq)? = event.properties["seq"] else { return nil }
             return seq
@@ -151,18 +202,17 @@ struct IntakeLogHostileTests {
         try await withTestClient(faults: fileSystem.injection, directory: directory, adjust: Self.withLog) { test throws in
             for seq in 0..<5 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             await test.drain()
-            let area = directory.path + "/areas/a0"
-            #expect(try Self.unreleasedSeqs(inArea: area).isEmpty, "journaled: released")
+            #expect(try Self.unreleasedSeqs(in: directory).isEmpty, "journaled: released")
             fileSystem.failWrites(with: ENOSPC)
             for seq in 5..<8 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             await test.drain()
             #expect(test.client.journalWatermark.eventsWritten == 5)
-            #expect(try Self.unreleasedSeqs(inArea: area) == [5, 6, 7], "only in memory and the log: kept")
+            #expect(try Self.unreleasedSeqs(in: directory) == [5, 6, 7], "only in memory and the log: kept")
             fileSystem.clearAll()
             test.client.track("e", properties: ["seq": 8])
             await test.drain()
             #expect(test.client.journalWatermark.eventsWritten == 9)
-            #expect(try Self.unreleasedSeqs(inArea: area).isEmpty, "written at last: released")
+            #expect(try Self.unreleasedSeqs(in: directory).isEmpty, "written at last: released")
         }
     }
 
@@ -175,6 +225,7 @@ struct IntakeLogHostileTests {
             #expect(!plain.client.hasIntakeLog)
             let names = (try? FileManager.default.contentsOfDirectory(atPath: plain.directory.path + "/areas/a0")) ?? []
             #expect(!names.contains { $0.hasPrefix("intake-") })
+            #expect(Self.rootLogs(in: plain.directory).isEmpty)
         }
         await withTestClient(adjust: { $0 = .server(ingestKey: $0.ingestKey, endpoint: $0.endpoint, storageDirectory: $0.storageDirectory) }) { server in
             await server.drain()
@@ -192,14 +243,12 @@ struct IntakeLogHostileTests {
             await first.drain()
             await second.drain()
             #expect(first.client.hasIntakeLog && second.client.hasIntakeLog)
-            // Whichever areas they took (the names depend on which came first): two, one log each.
+            // Two areas, and two logs in the root, neither taken by the other's launch.
             let areas = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas")
                 .filter { FileManager.default.fileExists(atPath: directory.path + "/areas/" + $0 + "/lock") }
             #expect(areas.count == 2, "\(areas)")
-            for area in areas {
-                let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/" + area)
-                #expect(names.filter { $0.hasPrefix("intake-") }.count == 1, "\(area): \(names)")
-            }
+            #expect(Self.rootLogs(in: directory).count == 2, "\(Self.rootLogs(in: directory))")
+            #expect(first.client.replayedFromIntakeLog == 0 && second.client.replayedFromIntakeLog == 0)
             await shutDown(second.client)
         }
     }
@@ -210,9 +259,8 @@ struct IntakeLogHostileTests {
         try await withTestClient(directory: directory, adjust: Self.withLog) { client in
             for seq in 0..<50 { client.client.track("secret_purchase", properties: ["seq": .int(Int64(seq))]) }
             await client.drain()
-            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0")
-            let log = try #require(names.first { $0.hasPrefix("intake-") })
-            let path = directory.path + "/areas/a0/" + log
+            let log = try #require(Self.rootLogs(in: directory).first)
+            let path = directory.path + "/" + log
             let needle = Data("secret_purchase".utf8)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)).range(of: needle) != nil, "the log held them")
             client.client.setEnabled(false)

@@ -30,6 +30,40 @@ struct IntakeReplayKillTests {
         }
     }
 
+    @Test(
+        "the launch window is closed: 10 events tracked before configure and 10 right after it, then a death inside launch (abort or SIGKILL), even with the outbox unable to take an area: all 20 at the next launch, each once",
+        .tags(.processes), arguments: ["abort", "kill"], [false, true]
+    )
+    func diedDuringLaunch(how: String, areasRefused: Bool) async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        if areasRefused {
+            // A file where the areas folder goes: the outbox never holds an area in this run, so
+            // without a log made at configure these 20 would be in memory only.
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try Data("not a folder".utf8).write(to: URL(fileURLWithPath: path + "/areas"))
+        }
+        let (ending, line) = try await onOwnThread {
+            let child = try ChildProcess("OutboxCrashChild", ["log-at-launch", path, "20", how == "abort" ? "abort" : "wait"])
+            guard let line = child.readLine(until: { $0.hasPrefix("tracked") }) else { child.kill(); return (child.wait(), "") }
+            if how == "kill" { child.kill() }
+            return (child.wait(), line)
+        }
+        #expect(ending.reason == .uncaughtSignal && ending.status == (how == "abort" ? SIGABRT : SIGKILL), "the child died by \(how): \(line)")
+        if areasRefused {
+            #expect(line == "tracked settled=false", "the outbox had not taken an area")
+            try FileManager.default.removeItem(atPath: path + "/areas")
+        }
+        #expect(try JournalReader.events(inOutbox: path).isEmpty, "nothing reached the journal before the death")
+        try await withTestClient(directory: directory) { restarted in
+            let events = try await restarted.flushedEvents().filter { $0.name == "at_launch" }
+            let seqs = try events.map { try $0.requiredInt("seq") }
+            #expect(seqs.sorted() == Array(0..<20), "all 20, each once: \(seqs.sorted())")
+            #expect(Set(events.map(\.eventID)).count == 20)
+            #expect(restarted.client.counters.isBalanced, "\(restarted.client.counters)")
+        }
+    }
+
     @Test("the replayed events carry the dead run's device ids and defaults; the live run's own calls and events are untouched by them", .tags(.processes))
     func identityOfTheDeadRun() async throws {
         let directory = TemporaryDirectory()

@@ -24,23 +24,29 @@ import Darwin
 /// unmapped when the last copy of the value lets go of it, so no copy can store into memory
 /// that is no longer mapped.
 package struct IntakeLogFile: Sendable {
-    /// One mapping of the file, unmapped when the last reference goes.
+    /// One mapping of the file, and the open descriptor that holds the file's `flock`: both go
+    /// when the last reference goes (unmapped, then closed, which gives the lock back).
     final class Mapping: Sendable {
         /// The mapping's address as an integer: a raw pointer is not `Sendable`. Only the copy
         /// of ``IntakeLogFile`` inside the intake's state writes through it, under the intake's
         /// lock (DESIGN.md, section 11).
         let address: UInt
         let byteCount: Int
+        /// Locked (`LOCK_EX`) for as long as the log is mapped: a launch takes only logs whose
+        /// lock it can get, those of runs that ended (``IntakeLogFiles``).
+        let descriptor: Int32
 
-        init(address: UInt, byteCount: Int) {
+        init(address: UInt, byteCount: Int, descriptor: Int32) {
             self.address = address
             self.byteCount = byteCount
+            self.descriptor = descriptor
         }
 
         var base: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: address) }
 
         deinit {
             if let base { munmap(base, byteCount) }
+            closeDescriptor(descriptor)
         }
     }
 
@@ -52,8 +58,9 @@ package struct IntakeLogFile: Sendable {
     package let path: String
 
     /// Makes (or takes over) the log at `path` with room for `slotCount` slots, emptied, its
-    /// first record numbered `firstSequence`. Nil when the file cannot be made, allocated on
-    /// disk, or mapped; `failure` then names the step and the `errno`.
+    /// first record numbered `firstSequence`, and locks it (`flock`) until it is closed. Nil when
+    /// the file cannot be made, locked (another live run holds it), allocated on disk, or mapped;
+    /// `failure` then names the step and the `errno`.
     package static func create(at path: String, slotCount: Int, firstSequence: UInt64, failure: inout String?) -> IntakeLogFile? {
         let size = IntakeLogFormat.fileSize(slotCount: slotCount)
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -61,7 +68,14 @@ package struct IntakeLogFile: Sendable {
             failure = "open: errno \(errno)"
             return nil
         }
-        defer { closeDescriptor(descriptor) }
+        var mapped = false
+        defer { if !mapped { closeDescriptor(descriptor) } }
+        // Locked before a byte is written: a launch racing this one cannot take the file for an
+        // ended run's and delete it while it is being made.
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            failure = "flock: errno \(errno)"
+            return nil
+        }
         // Emptied first: stale records of another run must not be read as this one's. The
         // caller has read what it needed (recovery) before making the log again.
         guard ftruncate(descriptor, 0) == 0, ftruncate(descriptor, off_t(size)) == 0 else {
@@ -86,7 +100,9 @@ package struct IntakeLogFile: Sendable {
             return nil
         }
         IntakeLogFormat.writeHeader(slotCount: slotCount, into: base)
-        return IntakeLogFile(path: path, mapping: Mapping(address: UInt(bitPattern: base), byteCount: size), slotCount: slotCount, firstSequence: firstSequence)
+        mapped = true
+        let mapping = Mapping(address: UInt(bitPattern: base), byteCount: size, descriptor: descriptor)
+        return IntakeLogFile(path: path, mapping: mapping, slotCount: slotCount, firstSequence: firstSequence)
     }
 
     private init(path: String, mapping: Mapping, slotCount: Int, firstSequence: UInt64) {
@@ -213,8 +229,18 @@ package struct IntakeLogFile: Sendable {
     /// The records not released yet.
     package var heldCount: Int { ring.held.count }
 
-    /// Lets go of the mapping; later appends answer ``Append/closed``. It is unmapped once no
-    /// copy holds it. The file stays for the next launch.
+    /// Whether `path` still names the file this log maps: false once a launch that took it for
+    /// an ended run's deleted it between its making and its lock (``IntakeLogFiles``).
+    var stillNamed: Bool {
+        guard let mapping else { return false }
+        var open = stat()
+        var named = stat()
+        guard fstat(mapping.descriptor, &open) == 0, lstat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+    }
+
+    /// Lets go of the mapping; later appends answer ``Append/closed``. It is unmapped, and its
+    /// lock given back, once no copy holds it. The file stays for the next launch.
     package mutating func close() {
         mapping = nil
     }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The intake log's side in the outbox (issue 25): each run makes a log of its own in its area as
-/// soon as it holds the area, replays what earlier runs' logs still held into it, and releases it
-/// as the journal takes what it holds.
+/// The intake log's side in the outbox (issue 25): `configure` made this run's log (in the root,
+/// ``IntakeLogFiles``); once the outbox holds its area it replays what ended runs' logs still held
+/// in front of what the intake took since, and releases this run's log as the journal takes what
+/// it holds.
 extension OutboxActor {
     /// How many 128-byte slots a log gets for a backlog of `events`: three per event the backlog
     /// may hold (most events take one or two), at least 4 MiB, at most 8 MiB. Launch reads every
@@ -12,14 +13,17 @@ extension OutboxActor {
         min(max(backlogEvents * 3, 32_768), 65_536)
     }
 
-    /// The number in an intake log's file name (`intake-<n>.log`), or nil for another file.
+    /// The number in the name of a log an earlier version kept in its area (`intake-<n>.log`),
+    /// or nil for another file.
     static func intakeLogNumber(_ name: String) -> Int? {
         guard name.hasPrefix("intake-"), name.hasSuffix(".log") else { return nil }
         return Int(name.dropFirst("intake-".count).dropLast(".log".count))
     }
 
-    /// The earlier runs' logs in `folder`, oldest first (regular files only: a link is never
-    /// read), and the highest number any name there uses.
+    /// The logs an earlier version kept in the area `folder` (`intake-<n>.log`), oldest first
+    /// (regular files only: a link is never read), and the highest number any name there uses.
+    /// This version keeps its logs in the root (``IntakeLogFiles``); these are replayed once,
+    /// after an upgrade.
     func intakeLogs(in folder: String) -> (paths: [String], highest: Int) {
         let numbered = ((try? fileSystem.contents(ofDirectory: folder)) ?? [])
             .compactMap { name in Self.intakeLogNumber(name).map { (number: $0, name: name) } }
@@ -28,26 +32,15 @@ extension OutboxActor {
         return (paths, numbered.last?.number ?? 0)
     }
 
-    /// Makes this run's log in `area` (a new file, numbered after the earlier runs' ones, which it
-    /// leaves for ``replayIntakeLogs(_:)``) and hands it to the intake, which appends what it held
-    /// meanwhile (and goes on holding it until the replay is queued in front). First thing once
-    /// the area is held: until then what the app tracks is in memory only. Without a file (it
-    /// cannot be made, allocated or mapped) the client runs as before, after one line.
-    /// - Returns: The earlier runs' logs in the area, oldest first.
-    func openIntakeLog(in area: AreaLayout, slotCount: Int) -> [String] {
-        let (earlier, highest) = intakeLogs(in: area.folder)
-        let path = area.folder + "/intake-\(highest + 1).log"
-        var failure: String?
-        guard let file = IntakeLogFile.create(at: path, slotCount: slotCount, firstSequence: 1, failure: &failure) else {
-            try? fileSystem.remove(path)
-            logger.warning("The intake log \(path) could not be made (\(failure ?? "unknown")): events wait in memory until the journal holds them, as without it.")
-            return earlier
-        }
-        var writer = IntakeLogWriter(file: file, slotCount: slotCount)
-        _ = writer.start()
-        intakeLogPath = path
-        intake.installLog(writer)
-        return earlier
+    /// Takes the logs ended runs left in the root for this client's destination or a key it
+    /// replaced (``IntakeLogFiles/takeLeftovers(in:owners:fileSystem:)``), oldest first. Each
+    /// stays locked until its file is deleted (``removeReplayedLog(_:)``).
+    /// - Returns: Their paths.
+    func takeLeftoverIntakeLogs(in root: String) -> [String] {
+        let owners = (owner.map { [$0] } ?? []) + formerOwners
+        let taken = IntakeLogFiles.takeLeftovers(in: root, owners: owners, fileSystem: fileSystem)
+        for log in taken { takenIntakeLogs[log.path] = log.descriptor }
+        return taken.map(\.path)
     }
 
     /// Reads each earlier run's log (this area's, then those of the areas adopted) and queues
@@ -71,10 +64,14 @@ extension OutboxActor {
         }
     }
 
-    /// Deletes an earlier run's log whose replay is safe (in this run's log, or in the journal);
-    /// an adopted area's folder goes with its last file.
+    /// Deletes an earlier run's log whose replay is safe (in this run's log, or in the journal),
+    /// then gives back its lock; an adopted area's folder goes with its last file.
     func removeReplayedLog(_ path: String) {
         try? fileSystem.remove(path)
+        if let descriptor = takenIntakeLogs.removeValue(forKey: path) {
+            fileSystem.close(descriptor)
+            return
+        }
         let folder = (path as NSString).deletingLastPathComponent
         if folder != area?.folder { try? fileSystem.removeDirectory(folder) }
     }

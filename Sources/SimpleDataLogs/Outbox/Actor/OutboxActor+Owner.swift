@@ -80,6 +80,22 @@ extension OutboxActor {
         if !formerOwners.contains(where: { $0.matches(current) }) { formerOwners.append(current) }
         owner = next
         if let area { recordOwner(in: area) }
+        retagIntakeLog(for: next)
         uploaderInput?.push(.keyRotated(rotation.key))
+    }
+
+    /// Renames this run's intake log for the new key, as everything not yet delivered now goes
+    /// with it: a launch with the new key replays it after a kill, and one with only the old
+    /// key leaves it (``IntakeLogFiles``). The mapping and its lock follow the file.
+    private func retagIntakeLog(for next: AreaOwner) {
+        guard let path = intakeLogPath, let slash = path.lastIndex(of: "/"),
+              let (id, _) = IntakeLogFiles.parts(ofName: String(path[path.index(after: slash)...])) else { return }
+        let renamed = path[..<slash] + "/" + IntakeLogFiles.name(id: id, owner: next)
+        do {
+            try fileSystem.rename(path, to: renamed)
+            intakeLogPath = renamed
+        } catch {
+            logger.warning("The intake log \(path) could not be renamed for the new key (\(error)): after a kill, only a launch that lists the replaced key in previousIngestKeys replays it.")
+        }
     }
 }

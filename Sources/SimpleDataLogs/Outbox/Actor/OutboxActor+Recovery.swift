@@ -55,14 +55,11 @@ extension OutboxActor {
         areaLock = lock
         // Before anything is counted: the files a kill left settled but not deleted go.
         loadLedger(in: area)
-        // The intake log first, before the long part of recovery: until it is open, what the app
-        // tracks waits in memory (the intake holds it).
+        // The ended runs' intake logs are replayed even when this run keeps none (the option
+        // turned off since): stranded, their calls would never be sent. The root's (this
+        // version's, locked), then the numbered ones earlier versions kept in the area.
         var earlierLogs: [String] = []
-        if !late {
-            // Earlier runs' logs are replayed even when this run keeps none (the option turned
-            // off since): stranded, their calls would never be sent.
-            if let slots = intakeLogSlots { earlierLogs = openIntakeLog(in: area, slotCount: slots) } else { earlierLogs = intakeLogs(in: area.folder).paths }
-        }
+        if !late { earlierLogs = takeLeftoverIntakeLogs(in: layout.root) + intakeLogs(in: area.folder).paths }
         var found = AreaContents()
         normalize(area, into: &found)
         if late {

@@ -81,9 +81,7 @@ actor OutboxActor {
     var sealWaiters = Waiters()
 
     // The intake log (issue 25; OutboxActor+IntakeLog.swift).
-    /// Its size in slots; nil when the client runs without one.
-    let intakeLogSlots: Int?
-    /// This run's log, once made (the intake holds the file itself).
+    /// This run's log, which `configure` made (the intake holds the file itself); nil without.
     var intakeLogPath: String?
     /// The newest log record the stages have handled (``PipelineItem/logPosition(_:)``).
     var intakeLogPosition: UInt64 = 0
@@ -100,6 +98,9 @@ actor OutboxActor {
     /// Earlier runs' logs whose replay did not fit in this run's log: deleted once the journal
     /// holds the replay.
     var replayedLogsToRemove: [String] = []
+    /// The locked descriptors of the ended runs' logs taken at launch (``IntakeLogFiles``), by
+    /// path: each lock is given back once its file is deleted.
+    var takenIntakeLogs: [String: Int32] = [:]
 
     // The completeness receipts (OutboxActor+Receipts.swift).
     let receipts: ReceiptSettings
@@ -114,13 +115,13 @@ actor OutboxActor {
         counters: StageCounters, intake: Intake, clock: any Clock<Duration>, faults: FaultInjection,
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
         input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil, formerOwners: [AreaOwner] = [],
-        middleware: MiddlewareChain = MiddlewareChain(steps: []), reports: DeliveryReportHub? = nil, intakeLogSlots: Int? = nil,
+        middleware: MiddlewareChain = MiddlewareChain(steps: []), reports: DeliveryReportHub? = nil, intakeLogPath: String? = nil,
         receipts: ReceiptSettings = .off, executor: ThreadExecutor
     ) {
         self.receipts = receipts
         receiptCrashPoint = faults.receiptCrashPoint
         keeping = ReceiptKeeping(ledger: ReceiptLedger(id: UniqueID.random(), now: receipts.wallClock.nowMilliseconds))
-        self.intakeLogSlots = directory == nil ? nil : intakeLogSlots
+        self.intakeLogPath = directory == nil ? nil : intakeLogPath
         self.sealer = sealer
         self.middleware = middleware
         self.reports = reports
@@ -264,8 +265,11 @@ actor OutboxActor {
         discardCrashRecordsOnDisk()
         giveUpCrashRecords(discard: false)
         closeJournal()
-        // Unmapped; the file stays, released up to what the journal holds.
+        // Unmapped; the file stays, released up to what the journal holds, and so do the ended
+        // runs' logs not yet deleted: their locks go back, for the next launch to take them.
         intake.closeLog()
+        for descriptor in takenIntakeLogs.values { fileSystem.close(descriptor) }
+        takenIntakeLogs = [:]
         releaseArea()
     }
 
