@@ -47,6 +47,7 @@ let code = runBlocking { [options, report] in
     if options.runs("clients") { await ClientFootprintBenchmark(options: options, report: report).run() }
     if options.runs("middleware") { await MiddlewareBenchmark(options: options, report: report).run() }
     if options.runs("intakelog") { await IntakeLogBenchmark(options: options, report: report).run() }
+    if options.runs("configure") { await ConfigureBenchmark(options: options, report: report).run() }
     if options.runs("launch") { await LaunchBenchmark(options: options, report: report).run() }
     if options.runs("profile") { await PipelineProfileBenchmark(options: options, report: report).run() }
 

@@ -355,9 +355,9 @@ public final class SimpleDataLogsClient: Sendable {
         return outbox.blockUntilWatermark(atLeast: count, timeout: .after(timeout))
     }
 
-    /// Returns once the outbox has opened the intake log (or found it cannot): from then on every
-    /// call that returns is in the log. For tests and the reliability driver, which measure the
-    /// log apart from the launch window before it (DESIGN.md, "The intake log").
+    /// Returns once the intake stops holding calls for the log: the outbox has queued the ended
+    /// runs' replay in front of them (or found it has none). For tests; every call that returns
+    /// after `configure` is in the log either way (DESIGN.md, "The intake log").
     package func waitUntilIntakeLogSettled() async {
         await intake.waitUntilLogSettled()
     }
@@ -373,8 +373,9 @@ public final class SimpleDataLogsClient: Sendable {
     /// of this run's own): the reliability child subtracts them from the watermark.
     package var replayedFromIntakeLog: Int { intake.replayedEvents }
 
-    /// Whether the intake still holds what it takes until the outbox opens the log (the launch
-    /// window); for callers that cannot await ``waitUntilIntakeLogSettled()``.
+    /// Whether the intake still holds what it takes (in the log, when there is one) until the
+    /// outbox has queued the ended runs' replay in front; for callers that cannot await
+    /// ``waitUntilIntakeLogSettled()``.
     package var isOpeningIntakeLog: Bool { intake.isAwaitingLog }
 
     /// Marks the client shut down and returns its pipeline, if it was configured.

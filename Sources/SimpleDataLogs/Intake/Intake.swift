@@ -133,13 +133,14 @@ final class Intake: Sendable {
 
     // MARK: The intake log (issue 25)
 
-    /// The outbox is about to open the intake log: items are held until ``installLog(_:replay:events:bytes:)``.
+    /// A folder is configured: items are held until the outbox has queued the ended runs' replay
+    /// (``releaseHeld(replaying:)``).
     func expectLog() {
         state.withLock { $0.expectLog() }
     }
 
-    /// The log is open (or `writer` is nil: there is none): what was held is appended to it, and
-    /// stays held until ``releaseHeld(replaying:)``.
+    /// `configure` made the log (or `writer` is nil: there is none): what was held is appended to
+    /// it, and stays held until ``releaseHeld(replaying:)``.
     func installLog(_ writer: IntakeLogWriter?) {
         state.withLock { $0.installLog(writer) }
     }
@@ -187,7 +188,7 @@ final class Intake: Sendable {
     /// Whether items are appended to an intake log.
     var hasLog: Bool { state.withLock { $0.log != nil } }
 
-    /// Whether the intake holds its items until the log is open.
+    /// Whether the intake holds its items until the ended runs' replay is queued in front.
     var isAwaitingLog: Bool { state.withLock { $0.awaitingLog } }
 
     /// Reports that `count` accepted events of `bytes` estimated memory left memory (written, or

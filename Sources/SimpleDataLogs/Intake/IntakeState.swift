@@ -49,11 +49,11 @@ struct IntakeState: ParksWaiters {
     /// (the stages thread, held by a blocked step) counts nothing more.
     private(set) var isSettled = false
     private var ids = EventIDGenerator()
-    /// The intake log's writer, once the outbox has opened the log (issue 25): every item is
-    /// appended to it as it is queued, under the same lock, so the log's order is the queue's.
+    /// The intake log's writer, installed by `configure` (issue 25): every item is appended to it
+    /// as it is queued, under the same lock, so the log's order is the queue's.
     private(set) var log: IntakeLogWriter?
-    /// The outbox is opening the log: items are held (not drained) until it is open or given up
-    /// on, so that none reaches the stages unlogged.
+    /// The outbox has not yet queued the ended runs' replay: items are held (not drained, and
+    /// logged when there is a log) until it has, so that the replay goes in front of them.
     private(set) var awaitingLog = false
     /// Calls taken while the log was full (the journal far behind): queued in memory only, as
     /// without a log, never skipped for it. Counted for the figures; the episode's first asks for
@@ -229,13 +229,14 @@ struct IntakeState: ParksWaiters {
         return !items.isEmpty && drains && claimWake()
     }
 
-    /// The outbox will open the intake log: hold every item until ``installLog(_:replay:events:bytes:)``.
+    /// A folder is configured: hold every item until the outbox has queued the ended runs'
+    /// replay (``releaseHeld(replaying:)``).
     mutating func expectLog() {
         awaitingLog = true
     }
 
-    /// The outbox opened the log (or gave up: `writer` nil): every item held meanwhile is
-    /// appended to it, in order, and so is every later one. The items stay held until
+    /// `configure` made the log (nil: it could not): every item held meanwhile (those tracked
+    /// before `configure`) is appended to it, in order, and so is every later one. The items stay held until
     /// ``releaseHeld(replaying:events:bytes:)`` puts the earlier runs' replay in front of them.
     mutating func installLog(_ writer: IntakeLogWriter?) {
         guard var writer else { return }

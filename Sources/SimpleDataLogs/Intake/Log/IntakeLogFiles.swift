@@ -25,10 +25,6 @@ import Foundation
 package enum IntakeLogFiles {
     static let prefix = "intake-"
     static let suffix = ".log"
-    /// Logs taken per launch: each is read whole (up to 8 MiB), so a folder flooded with them
-    /// costs a bounded launch; the rest wait for the next one.
-    static let maxTakenPerLaunch = 16
-
     /// The id and the tag (nil for an untagged log) a log's name carries; nil for any other name,
     /// the numbered `intake-<n>.log` of earlier versions (in area folders) included.
     static func parts(ofName name: String) -> (id: UUID, tag: String?)? {
@@ -92,8 +88,9 @@ package enum IntakeLogFiles {
     static func takeLeftovers(in folder: String, owners: [AreaOwner], fileSystem: any FileSystem) -> [LeftoverIntakeLog] {
         guard let names = try? fileSystem.contents(ofDirectory: folder) else { return [] }
         var taken: [LeftoverIntakeLog] = []
+        // Every one: a log left for a later launch is a kill's worth of calls that waits (a
+        // crash-looping process leaves one per run, and each launch must catch up with all).
         for name in names.sorted() where belongs(name, to: owners) {
-            guard taken.count < maxTakenPerLaunch else { break }
             let path = folder + "/" + name
             guard let descriptor = try? fileSystem.open(path, flags: O_RDONLY | O_NONBLOCK, mode: 0) else { continue }
             // Held by a live run (or taken by a launch racing this one), already replaced, or
