@@ -136,7 +136,8 @@ struct CLIDrainTests {
         let (status, console) = await sdl("outbox", "drain", path, "--key", "sdl_pub_test0000000000", "--endpoint", endpoint, "--timeout", "10")
         #expect(status == 0, "\(console.output)\n\(console.errors)")
         let held = ingest.receivedEvents.filter { $0.name == "held" }
-        #expect(held.count == 30 && Set(held.compactMap { $0.properties["seq"] }).count == 30, "each of the 30 once")
-        #expect(OutboxInspector.inspect(root: path).pendingEvents == 0)
+        let seqs = Set(held.compactMap { $0.properties["seq"] })
+        #expect(held.count == 30 && seqs.count == 30, "each of the 30 once: \(held.count) received, \(seqs.count) distinct; \(console.output)\n\(console.errors)")
+        #expect(OutboxInspector.inspect(root: path).pendingEvents == 0, "\(OutboxInspector.inspect(root: path))")
     }
 }
