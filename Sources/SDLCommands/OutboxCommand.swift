@@ -9,7 +9,8 @@ enum OutboxCommand {
 
         Shows what an outbox folder holds, without changing it: each area and whether its lock is
         held (and by which process), the journal and batch files with their events, oldest and
-        newest event time, damaged records with their offsets, set-aside and quarantined files.
+        newest event time, damaged records with their offsets, set-aside and quarantined files,
+        and the intake logs' events not yet journaled.
         Files are opened read-only and no lock is taken; on Linux the lock state is read from
         /proc/locks.
 

@@ -49,6 +49,7 @@ package enum OutboxInspector {
             }
             report.areas.append(inspectArea(name: name, area, locks: locks, fileSystem: fileSystem, linked: &report.linkedFolders))
         }
+        report.intakeLogs = inspectIntakeLogs(in: root, locks: locks, fileSystem: fileSystem)
         for name in names(in: layout.quarantineFolder, fileSystem: fileSystem, linked: &report.linkedFolders) {
             report.quarantined.append(OutboxFileReport(name: name, path: layout.quarantineFolder + "/" + name, byteCount: fileSize(layout.quarantineFolder + "/" + name)))
         }
@@ -258,6 +259,31 @@ package enum OutboxInspector {
             report.state = folderState
         }
         return report
+    }
+
+    /// The intake logs in the root, oldest first: each read with `read(2)` (never mapped) and
+    /// decoded with the SDK's own reader, regular files only (a link or a FIFO under a log's name
+    /// is neither read nor opened).
+    private static func inspectIntakeLogs(in root: String, locks: SystemLocks?, fileSystem: PosixFileSystem) -> [OutboxIntakeLogReport] {
+        let names = ((try? fileSystem.contents(ofDirectory: root)) ?? []).filter { IntakeLogFiles.parts(ofName: $0) != nil }.sorted()
+        return names.compactMap { name -> OutboxIntakeLogReport? in
+            let path = root + "/" + name
+            guard fileSystem.isRegularFile(path) else { return nil }
+            var log = OutboxIntakeLogReport(name: name, byteCount: fileSize(path), tag: IntakeLogFiles.parts(ofName: name)?.tag)
+            log.lock = probeLock(path, flags: O_RDONLY | O_NONBLOCK, locks: locks)
+            guard let bytes = try? fileSystem.read(path) else {
+                log.problem = "cannot be read"
+                return log
+            }
+            switch IntakeLogFormat.decode(bytes) {
+            case .success(let contents):
+                log.events = contents.unreleased.filter { $0.kind == IntakeRecordCodec.Kind.event.rawValue }.count
+            case .failure(let reason):
+                // A run killed while making its log leaves zeros: nothing was logged in it.
+                if !bytes.prefix(IntakeLogFormat.headerSize).allSatisfy({ $0 == 0 }) { log.problem = "not a log this version reads (\(reason))" }
+            }
+            return log
+        }
     }
 
     /// Whether anyone holds an `flock` on `path`.

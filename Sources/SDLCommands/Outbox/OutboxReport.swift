@@ -14,9 +14,13 @@ package struct OutboxReport: Sendable {
     package var strayEntries: [String] = []
     /// Folders of the outbox that are links: never followed, by the SDK or by this report.
     package var linkedFolders: [String] = []
+    /// The runs' intake logs in the root (`intake-<id>-<tag>.log`), oldest first.
+    package var intakeLogs: [OutboxIntakeLogReport] = []
 
     /// Events waiting to be sent: journals and sealed batches of every area.
     package var pendingEvents: Int { areas.reduce(0) { $0 + $1.pendingEvents } }
+    /// Events the intake logs hold that no journal held yet (``OutboxIntakeLogReport/events``).
+    package var intakeLogEvents: Int { intakeLogs.reduce(0) { $0 + $1.events } }
     /// Events in set-aside batches.
     package var setAsideEvents: Int { areas.reduce(0) { $0 + $1.setAside.reduce(0) { $0 + $1.events } } }
     /// Damaged runs in every file.
@@ -130,4 +134,22 @@ package enum OutboxOwnerReport: Sendable, Equatable {
     /// An `owner` file that cannot be read or is not one the SDK wrote; no client takes the
     /// area's events while it stays so.
     case unreadable(String)
+}
+
+/// One run's intake log as `sdl outbox` reads it: what its run tracked that no journal held yet
+/// when the file was last written, and whether that run is alive (its `flock`).
+package struct OutboxIntakeLogReport: Sendable {
+    /// The file's name.
+    package var name: String
+    /// Its size in bytes.
+    package var byteCount: Int
+    /// Events after the released mark: a live run's are on their way to the journal; an ended
+    /// run's are replayed by the next launch (or `sdl outbox drain`) with its key.
+    package var events = 0
+    /// The destination's tag in the name (``AreaOwner/tag``), nil for an untagged log.
+    package var tag: String?
+    /// Whether a live process holds the log (`/proc/locks`, or a probe), as for an area.
+    package var lock = OutboxLockReport.State.unknown("not checked")
+    /// Why the file could not be read as a log, if it could not.
+    package var problem: String?
 }

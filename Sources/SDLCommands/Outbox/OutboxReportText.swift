@@ -18,6 +18,16 @@ enum OutboxReportText {
                 lines.append("    tmp/: \(area.temporary.count) half-sealed files (the next client deletes them; their events are still in the journal)")
             }
         }
+        for log in report.intakeLogs {
+            let whose = log.tag.map { "for the destination tagged \($0)" } ?? "for any destination"
+            let state: String
+            switch log.lock {
+            case .held(let pid): state = "its run is alive\(pid.map { " (pid \($0))" } ?? ""); the events are on their way to its journal"
+            case .free: state = "its run ended; the next launch or `sdl outbox drain` with its key replays them"
+            case .unknown(let why): state = "whether its run is alive is unknown (\(why))"
+            }
+            lines.append("  intake log \(escaped(log.name)): \(log.events) events not yet journaled, \(whose); \(state)\(log.problem.map { "; \($0)" } ?? "")")
+        }
         if !report.quarantined.isEmpty {
             lines.append("  quarantine/: \(report.quarantined.count) files the SDK could not read, kept for you to look at:")
             for file in report.quarantined { lines.append("    \(escaped(file.name))  \(file.byteCount) bytes") }
@@ -26,7 +36,7 @@ enum OutboxReportText {
         for link in report.linkedFolders {
             lines.append("  \(escaped(link)): a link; the SDK never follows a link inside its storage folder (remove it to use the folder)")
         }
-        lines.append("  total: \(report.pendingEvents) events waiting, \(report.setAsideEvents) set aside, \(report.damagedRecords) damaged records, \(report.quarantined.count) quarantined files")
+        lines.append("  total: \(report.pendingEvents) events waiting, \(report.intakeLogEvents) in intake logs, \(report.setAsideEvents) set aside, \(report.damagedRecords) damaged records, \(report.quarantined.count) quarantined files")
         return lines
     }
 

@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
+package import Foundation
 
 /// The intake logs of a storage folder: one per client run, `intake-<id>-<tag>.log` in the
 /// folder's root, made by `configure` on the caller's thread and locked (`flock`) by its process
@@ -27,7 +27,7 @@ package enum IntakeLogFiles {
     static let suffix = ".log"
     /// The id and the tag (nil for an untagged log) a log's name carries; nil for any other name,
     /// the numbered `intake-<n>.log` of earlier versions (in area folders) included.
-    static func parts(ofName name: String) -> (id: UUID, tag: String?)? {
+    package static func parts(ofName name: String) -> (id: UUID, tag: String?)? {
         guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
         var middle = Substring(name.dropFirst(prefix.count).dropLast(suffix.count))
         var tag: String?
