@@ -112,7 +112,7 @@ package enum IntakeRecordCodec {
     /// (`track()`'s path: the measuring walk of the properties cost as much as writing them).
     /// - Returns: The bytes written, or nil when the record does not fit (what was written is
     ///   no record: the caller measures it and finds room elsewhere).
-    static func write(_ event: borrowing Event, at start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer) -> Int? {
+    package static func write(_ event: borrowing Event, at start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer) -> Int? {
         var writer = Writer(at: start, end: end)
         writer.event(event)
         return writer.overflowed ? nil : writer.cursor - start

@@ -1,0 +1,213 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import SimpleDataLogs
+import SimpleDataLogsTesting
+
+/// Issue 25, item 4, a spike: what `track()` would cost if the intake log were the queue
+/// (decision 0037's last paragraph): the call stamps, takes a lock, encodes the event into the
+/// log's ring, commits it and queues only a small "record N" entry; no `Event` is queued and no
+/// memory cost is estimated. Measured in the same run as today's `track()` with and without the
+/// log, paced as `track.1task` (rounds of 4,000, waiting outside the timed calls), so the ratios
+/// compare like with like.
+///
+/// - `logqueue.track.p50`: today's `track()`, no log (the bar's denominator).
+/// - `logqueue.track_intakelog.p50`: today's `track()` with the log.
+/// - `logqueue.log_as_queue.p50`: the spike: stamp, lock, id, encode into the mapping, commit,
+///   append a sequence number to an array. Between rounds, outside the timing, the records are
+///   released and the array emptied, as a journal that keeps up would.
+/// - `logqueue.floor.p50`: the spike without the encoding and the commit: stamp, lock, id,
+///   append an entry; the spike minus this is what the log costs inside the call.
+///
+/// Not part of the default run (`--only logqueue`). `SDL_LOGQUEUE_PHASES=default,log,queue,floor`
+/// runs a subset, for callgrind (`--toggle-collect` on one phase's function).
+struct LogQueueSpikeBenchmark {
+    let options: Options
+    let report: Report
+
+    private var calls: Int { options.calls ?? (options.quick ? 50_000 : 300_000) }
+    private static let roundSize = 4_000
+
+    func run() async {
+        guard let folder = try? TemporaryFolder("logqueue") else { report.broken("could not make a temporary folder"); return }
+        defer { folder.remove() }
+        let phases = Set((ProcessInfo.processInfo.environment["SDL_LOGQUEUE_PHASES"] ?? "default,log,queue,floor").split(separator: ",").map(String.init))
+        var results: [String: [UInt32]] = [:]
+        if phases.contains("default") {
+            let client = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("default"))
+            results["default"] = Self.pacedDefault(client, calls: calls)
+            await client.shutdown(timeLimit: .seconds(2))
+        }
+        if phases.contains("log") {
+            let client = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("log"), intakeLog: true)
+            results["log"] = Self.pacedLog(client, calls: calls)
+            await client.shutdown(timeLimit: .seconds(2))
+        }
+        if phases.contains("queue") {
+            var failure: String?
+            guard let file = IntakeLogFile.create(at: folder.path + "/intake-spike.log", slotCount: 32_768, firstSequence: 1, failure: &failure) else {
+                report.broken("logqueue: \(failure ?? "?")")
+                return
+            }
+            results["queue"] = Self.pacedQueue(Locked(SpikeState(file: file)), calls: calls)
+        }
+        if phases.contains("floor") {
+            results["floor"] = Self.pacedFloor(Locked(FloorState()), calls: calls)
+        }
+        let base = results["default"].map { Measure.quantile(sorted: $0.sorted(), 0.5) }
+        for (key, name) in [("default", "track"), ("log", "track_intakelog"), ("queue", "log_as_queue"), ("floor", "floor")] {
+            guard let samples = results[key] else { continue }
+            let sorted = samples.sorted()
+            report.add(Figure(
+                "logqueue.\(name).p50", Measure.quantile(sorted: sorted, 0.5), unit: "ns", baseline: base,
+                note: "\(samples.count) calls, paced; p99 \(Int(Measure.quantile(sorted: sorted, 0.99))) ns; baseline: today's track() without the log, same run"
+            ))
+        }
+    }
+
+    // MARK: Today's track()
+
+    @inline(never)
+    private static func pacedDefault(_ client: SimpleDataLogsClient, calls: Int) -> [UInt32] { paced(client, calls: calls) }
+
+    @inline(never)
+    private static func pacedLog(_ client: SimpleDataLogsClient, calls: Int) -> [UInt32] { paced(client, calls: calls) }
+
+    private static func paced(_ client: SimpleDataLogsClient, calls: Int) -> [UInt32] {
+        var samples = [UInt32](repeating: 0, count: calls)
+        BenchEvent.trackPaced(client, first: 0, count: roundSize)
+        var seq = roundSize
+        var done = 0
+        while done < calls {
+            _ = client.blockUntilJournaled(atLeast: seq, timeout: .seconds(30))
+            let count = min(roundSize, calls - done)
+            for index in done..<(done + count) {
+                let properties = BenchEvent.properties(seq)
+                let start = Measure.now()
+                client.track(BenchEvent.name, properties: properties)
+                let end = Measure.now()
+                samples[index] = UInt32(clamping: end &- start)
+                seq += 1
+            }
+            done += count
+        }
+        _ = client.blockUntilJournaled(atLeast: seq, timeout: .seconds(30))
+        return samples
+    }
+
+    // MARK: The log as the queue
+
+    private struct SpikeState: Sendable {
+        var ids = EventIDGenerator()
+        var file: IntakeLogFile
+        /// What the queue would hold per event: the record's sequence number.
+        var entries: [UInt64] = []
+        var wakePending = false
+        var tracked = 0
+        var lastSequence: UInt64 = 0
+    }
+
+    @inline(never)
+    private static func pacedQueue(_ state: Locked<SpikeState>, calls: Int) -> [UInt32] {
+        let wallClock = SystemWallClock()
+        var samples = [UInt32](repeating: 0, count: calls)
+        for seq in 0..<roundSize { spikeTrack(state, wallClock, BenchEvent.name, BenchEvent.properties(seq)) }
+        var seq = roundSize
+        var done = 0
+        while done < calls {
+            // The journal caught up: every record is released, the queue drained.
+            state.withLock { state in
+                state.file.release(through: state.lastSequence)
+                state.entries.removeAll(keepingCapacity: true)
+                state.wakePending = false
+            }
+            let count = min(roundSize, calls - done)
+            for index in done..<(done + count) {
+                let properties = BenchEvent.properties(seq)
+                let start = Measure.now()
+                spikeTrack(state, wallClock, BenchEvent.name, properties)
+                let end = Measure.now()
+                samples[index] = UInt32(clamping: end &- start)
+                seq += 1
+            }
+            done += count
+        }
+        return samples
+    }
+
+    /// The call as it would be with the log as the queue: no `Event` queued, no memory cost.
+    @inline(never)
+    private static func spikeTrack(_ state: Locked<SpikeState>, _ wallClock: SystemWallClock, _ name: String, _ properties: [String: PropertyValue]) {
+        let now = wallClock.nowMilliseconds
+        let wakes = state.withLock { state -> Bool in
+            let id = state.ids.next(milliseconds: now)
+            let event = Event.live(name: name, id: id, timestamp: now, properties: properties)
+            guard let room = state.file.beginUnmeasured(),
+                  let written = IntakeRecordCodec.write(event, at: room.start, end: room.end),
+                  case .written(let sequence) = state.file.finishUnmeasured(kind: 1, payloadCount: written) else {
+                return false
+            }
+            state.lastSequence = sequence
+            state.entries.append(sequence)
+            state.tracked += 1
+            guard !state.wakePending else { return false }
+            state.wakePending = true
+            return true
+        }
+        if wakes { blackHole(wakes) }
+    }
+
+    // MARK: The floor: the same call without the log
+
+    private struct FloorState: Sendable {
+        var ids = EventIDGenerator()
+        var entries: [UInt64] = []
+        var wakePending = false
+        var tracked = 0
+    }
+
+    @inline(never)
+    private static func pacedFloor(_ state: Locked<FloorState>, calls: Int) -> [UInt32] {
+        let wallClock = SystemWallClock()
+        var samples = [UInt32](repeating: 0, count: calls)
+        var seq = 0
+        var done = 0
+        while done < calls {
+            state.withLock { state in
+                state.entries.removeAll(keepingCapacity: true)
+                state.wakePending = false
+            }
+            let count = min(roundSize, calls - done)
+            for index in done..<(done + count) {
+                let properties = BenchEvent.properties(seq)
+                let start = Measure.now()
+                floorTrack(state, wallClock, BenchEvent.name, properties)
+                let end = Measure.now()
+                samples[index] = UInt32(clamping: end &- start)
+                seq += 1
+            }
+            done += count
+        }
+        return samples
+    }
+
+    @inline(never)
+    private static func floorTrack(_ state: Locked<FloorState>, _ wallClock: SystemWallClock, _ name: String, _ properties: [String: PropertyValue]) {
+        let now = wallClock.nowMilliseconds
+        let wakes = state.withLock { state -> Bool in
+            let id = state.ids.next(milliseconds: now)
+            state.entries.append(id.uuid.15 == 0 ? 1 : UInt64(state.tracked))
+            state.tracked += 1
+            guard !state.wakePending else { return false }
+            state.wakePending = true
+            return true
+        }
+        if wakes { blackHole(wakes) }
+    }
+
+    @inline(never)
+    private static func blackHole(_ value: Bool) {}
+}
