@@ -77,6 +77,31 @@ struct IntakeLogUnmeasuredTests {
         }
     }
 
+    @Test("a claim at the head leaves the ring as a claim would, whenever it fits there, and changes nothing when it does not, through 20,000 random claims and releases")
+    func claimAtHeadIsClaim() {
+        var random = SplitMix64(seed: 20_261_205)
+        var ring = IntakeLogRing(slotCount: 97)
+        var sequence: UInt64 = 1
+        var released: UInt64 = 0
+        for _ in 0..<20_000 {
+            let slots = 1 + Int(random.next() % 9)
+            var atHead = ring
+            var claimed = ring
+            if atHead.claimAtHead(slots: slots, sequence: sequence) {
+                #expect(claimed.claim(slots: slots, sequence: sequence) == ring.head)
+                #expect(atHead == claimed, "a claim of \(slots) at \(ring.head)")
+            } else {
+                #expect(atHead == ring && slots > ring.roomAtHead, "refused \(slots) with room \(ring.roomAtHead)")
+            }
+            // Checkpoints and claims that wrap to slot 0 go through `claim`, as in the log.
+            if ring.claim(slots: slots, sequence: sequence, isCheckpoint: random.next() % 11 == 0) != nil { sequence += 1 }
+            if random.next() % 3 == 0, released + 1 < sequence {
+                released += 1 + random.next() % (sequence - released - 1)
+                ring.release(through: released)
+            }
+        }
+    }
+
     @Test("events near the end of the ring go to slot 0 and read back whole; one of more than 8 MiB is not logged, and nothing traps")
     func wrapAndOversize() throws {
         let directory = try TemporaryDirectory.made()
