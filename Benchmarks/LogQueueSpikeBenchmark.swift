@@ -16,13 +16,16 @@ import SimpleDataLogsTesting
 ///
 /// - `logqueue.track.p50`: today's `track()`, no log (the bar's denominator).
 /// - `logqueue.track_intakelog.p50`: today's `track()` with the log.
-/// - `logqueue.log_as_queue.p50`: the spike: stamp, lock, id, encode into the mapping, commit,
-///   append a sequence number to an array. Between rounds, outside the timing, the records are
+/// - `logqueue.log_as_queue.p50`: the spike: stamp, lock, id, encode the call's own arguments
+///   into the mapping (``IntakeRecordCodec/writeLiveEvent``, no `Event` built), commit, append a
+///   sequence number to an array. Between rounds, outside the timing, the records are
 ///   released and the array emptied, as a journal that keeps up would.
+/// - `logqueue.encode_only.p50`: the spike without the commit: the event encoded into a buffer
+///   of the process's own (no ring, no checksum, no marker); the spike minus this is the commit.
 /// - `logqueue.floor.p50`: the spike without the encoding and the commit: stamp, lock, id,
 ///   append an entry; the spike minus this is what the log costs inside the call.
 ///
-/// Not part of the default run (`--only logqueue`). `SDL_LOGQUEUE_PHASES=default,log,queue,floor`
+/// Not part of the default run (`--only logqueue`). `SDL_LOGQUEUE_PHASES=default,log,queue,encode,floor`
 /// runs a subset, for callgrind (`--toggle-collect` on one phase's function).
 struct LogQueueSpikeBenchmark {
     let options: Options
@@ -34,7 +37,7 @@ struct LogQueueSpikeBenchmark {
     func run() async {
         guard let folder = try? TemporaryFolder("logqueue") else { report.broken("could not make a temporary folder"); return }
         defer { folder.remove() }
-        let phases = Set((ProcessInfo.processInfo.environment["SDL_LOGQUEUE_PHASES"] ?? "default,log,queue,floor").split(separator: ",").map(String.init))
+        let phases = Set((ProcessInfo.processInfo.environment["SDL_LOGQUEUE_PHASES"] ?? "default,log,queue,encode,floor").split(separator: ",").map(String.init))
         var results: [String: [UInt32]] = [:]
         if phases.contains("default") {
             let client = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("default"))
@@ -54,11 +57,14 @@ struct LogQueueSpikeBenchmark {
             }
             results["queue"] = Self.pacedQueue(Locked(SpikeState(file: file)), calls: calls)
         }
+        if phases.contains("encode") {
+            results["encode"] = Self.pacedEncode(Locked(EncodeState()), calls: calls)
+        }
         if phases.contains("floor") {
             results["floor"] = Self.pacedFloor(Locked(FloorState()), calls: calls)
         }
         let base = results["default"].map { Measure.quantile(sorted: $0.sorted(), 0.5) }
-        for (key, name) in [("default", "track"), ("log", "track_intakelog"), ("queue", "log_as_queue"), ("floor", "floor")] {
+        for (key, name) in [("default", "track"), ("log", "track_intakelog"), ("queue", "log_as_queue"), ("encode", "encode_only"), ("floor", "floor")] {
             guard let samples = results[key] else { continue }
             let sorted = samples.sorted()
             report.add(Figure(
@@ -98,15 +104,75 @@ struct LogQueueSpikeBenchmark {
         return samples
     }
 
+    // MARK: What a real call would still do beside the log
+
+    /// A stand-in for the SDK's task scope (`withDeviceID`, `withProperties`): one task-local
+    /// read per call, as `track()` makes.
+    private struct Scope: Sendable {
+        var deviceID: String?
+        var properties: [String: PropertyValue]?
+        @TaskLocal static var current: Scope?
+    }
+
+    /// What the call tells its caller, as `IntakeState.Acceptance` does (switched on outside the
+    /// lock, as `report(_:)` does).
+    private enum Outcome: Equatable {
+        case accepted, ignoredWhileDisabled, skippedBacklog(first: Bool), wakes
+    }
+
+    /// The counters and bounds the intake keeps per call: tracked, in flight, and the bytes in
+    /// flight, against a backlog of 5,000 events and 16 MiB.
+    private struct Counters: Sendable {
+        var accepting = true
+        var tracked = 0
+        var inFlight = 0
+        var inFlightBytes = 0
+        var skipped = 0
+
+        /// Whether one more of `bytes` fits (the backlog's rule), counting it if so.
+        mutating func admit(bytes: Int) -> Bool {
+            tracked += 1
+            guard inFlight < 5_000, inFlightBytes + bytes <= 16 << 20 else {
+                skipped += 1
+                return false
+            }
+            inFlight += 1
+            inFlightBytes += bytes
+            return true
+        }
+
+        mutating func drained() {
+            inFlight = 0
+            inFlightBytes = 0
+        }
+    }
+
+    @inline(never)
+    private static func report(_ outcome: Outcome) {
+        switch outcome {
+        case .accepted, .ignoredWhileDisabled: return
+        case .skippedBacklog(let first): if first { FileHandle.standardError.write(Data("logqueue: skipped\n".utf8)) }
+        case .wakes: blackHole(true)
+        }
+    }
+
+    /// A queue entry as large as the intake's (`IntakeItem`, 160 bytes, as long as the queue
+    /// may still hold a whole event: before `configure`, or with the log full), of which a
+    /// logged event fills only its sequence number.
+    private enum Entry: Sendable {
+        case logged(UInt64)
+        case inMemory(name: String, properties: [String: PropertyValue], rest: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64))
+    }
+
     // MARK: The log as the queue
 
     private struct SpikeState: Sendable {
         var ids = EventIDGenerator()
         var file: IntakeLogFile
         /// What the queue would hold per event: the record's sequence number.
-        var entries: [UInt64] = []
+        var entries: [Entry] = []
         var wakePending = false
-        var tracked = 0
+        var counters = Counters()
         var lastSequence: UInt64 = 0
     }
 
@@ -123,6 +189,7 @@ struct LogQueueSpikeBenchmark {
                 state.file.release(through: state.lastSequence)
                 state.entries.removeAll(keepingCapacity: true)
                 state.wakePending = false
+                state.counters.drained()
             }
             let count = min(roundSize, calls - done)
             for index in done..<(done + count) {
@@ -138,35 +205,102 @@ struct LogQueueSpikeBenchmark {
         return samples
     }
 
-    /// The call as it would be with the log as the queue: no `Event` queued, no memory cost.
+    /// The call as it would be with the log as the queue: no `Event` queued, no memory cost
+    /// estimated (the record's size stands for it); the task scope read, the flags, counters and
+    /// backlog rule, and the outcome switched on after the lock, as today's call.
     @inline(never)
     private static func spikeTrack(_ state: Locked<SpikeState>, _ wallClock: SystemWallClock, _ name: String, _ properties: [String: PropertyValue]) {
         let now = wallClock.nowMilliseconds
-        let wakes = state.withLock { state -> Bool in
+        let scope = Scope.current
+        let outcome = state.withLock { state -> Outcome in
+            guard state.counters.accepting else { return .ignoredWhileDisabled }
             let id = state.ids.next(milliseconds: now)
-            let event = Event.live(name: name, id: id, timestamp: now, properties: properties)
-            guard let room = state.file.beginUnmeasured(),
-                  let written = IntakeRecordCodec.write(event, at: room.start, end: room.end),
-                  case .written(let sequence) = state.file.finishUnmeasured(kind: 1, payloadCount: written) else {
-                return false
+            // A scope's device id or properties would be written too; the bench has none.
+            guard scope == nil, let room = state.file.beginUnmeasured(),
+                  let written = IntakeRecordCodec.writeLiveEvent(name: name, id: id, timestamp: now, properties: properties, at: room.start, end: room.end) else {
+                return .ignoredWhileDisabled
             }
+            // The backlog's rule on the record's size, before the record is committed.
+            guard state.counters.admit(bytes: written) else { return .skippedBacklog(first: state.counters.skipped == 1) }
+            guard case .written(let sequence) = state.file.finishUnmeasured(kind: 1, payloadCount: written) else { return .ignoredWhileDisabled }
             state.lastSequence = sequence
-            state.entries.append(sequence)
-            state.tracked += 1
-            guard !state.wakePending else { return false }
+            state.entries.append(.logged(sequence))
+            guard !state.wakePending else { return .accepted }
             state.wakePending = true
-            return true
+            return .wakes
         }
-        if wakes { blackHole(wakes) }
+        report(outcome)
+    }
+
+    // MARK: The spike without the commit: encoded into a buffer of its own
+
+    private struct EncodeState: Sendable {
+        var ids = EventIDGenerator()
+        /// Where events are encoded, one after another, as in the ring (4 KiB per round of
+        /// records would do; 1 MiB keeps a round of 4,000 in place).
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var used = 0
+        var entries: [Entry] = []
+        var wakePending = false
+        var counters = Counters()
+    }
+
+    @inline(never)
+    private static func pacedEncode(_ state: Locked<EncodeState>, calls: Int) -> [UInt32] {
+        let wallClock = SystemWallClock()
+        var samples = [UInt32](repeating: 0, count: calls)
+        var seq = 0
+        var done = 0
+        while done < calls {
+            state.withLock { state in
+                state.used = 0
+                state.entries.removeAll(keepingCapacity: true)
+                state.wakePending = false
+                state.counters.drained()
+            }
+            let count = min(roundSize, calls - done)
+            for index in done..<(done + count) {
+                let properties = BenchEvent.properties(seq)
+                let start = Measure.now()
+                encodeTrack(state, wallClock, BenchEvent.name, properties)
+                let end = Measure.now()
+                samples[index] = UInt32(clamping: end &- start)
+                seq += 1
+            }
+            done += count
+        }
+        return samples
+    }
+
+    @inline(never)
+    private static func encodeTrack(_ state: Locked<EncodeState>, _ wallClock: SystemWallClock, _ name: String, _ properties: [String: PropertyValue]) {
+        let now = wallClock.nowMilliseconds
+        let scope = Scope.current
+        let outcome = state.withLock { state -> Outcome in
+            guard state.counters.accepting else { return .ignoredWhileDisabled }
+            let id = state.ids.next(milliseconds: now)
+            let used = state.used
+            let written = state.buffer.withUnsafeMutableBytes { raw in
+                IntakeRecordCodec.writeLiveEvent(name: name, id: id, timestamp: now, properties: properties, at: raw.baseAddress! + used, end: raw.baseAddress! + raw.count)
+            }
+            guard scope == nil, let written else { return .ignoredWhileDisabled }
+            guard state.counters.admit(bytes: written) else { return .skippedBacklog(first: state.counters.skipped == 1) }
+            state.used += written
+            state.entries.append(.logged(UInt64(state.used)))
+            guard !state.wakePending else { return .accepted }
+            state.wakePending = true
+            return .wakes
+        }
+        report(outcome)
     }
 
     // MARK: The floor: the same call without the log
 
     private struct FloorState: Sendable {
         var ids = EventIDGenerator()
-        var entries: [UInt64] = []
+        var entries: [Entry] = []
         var wakePending = false
-        var tracked = 0
+        var counters = Counters()
     }
 
     @inline(never)
@@ -179,6 +313,7 @@ struct LogQueueSpikeBenchmark {
             state.withLock { state in
                 state.entries.removeAll(keepingCapacity: true)
                 state.wakePending = false
+                state.counters.drained()
             }
             let count = min(roundSize, calls - done)
             for index in done..<(done + count) {
@@ -197,15 +332,17 @@ struct LogQueueSpikeBenchmark {
     @inline(never)
     private static func floorTrack(_ state: Locked<FloorState>, _ wallClock: SystemWallClock, _ name: String, _ properties: [String: PropertyValue]) {
         let now = wallClock.nowMilliseconds
-        let wakes = state.withLock { state -> Bool in
+        let scope = Scope.current
+        let outcome = state.withLock { state -> Outcome in
+            guard state.counters.accepting, scope == nil else { return .ignoredWhileDisabled }
             let id = state.ids.next(milliseconds: now)
-            state.entries.append(id.uuid.15 == 0 ? 1 : UInt64(state.tracked))
-            state.tracked += 1
-            guard !state.wakePending else { return false }
+            guard state.counters.admit(bytes: 190) else { return .skippedBacklog(first: state.counters.skipped == 1) }
+            state.entries.append(.logged(id.uuid.15 == 0 ? 1 : UInt64(state.counters.tracked)))
+            guard !state.wakePending else { return .accepted }
             state.wakePending = true
-            return true
+            return .wakes
         }
-        if wakes { blackHole(wakes) }
+        report(outcome)
     }
 
     @inline(never)

@@ -37,6 +37,26 @@ struct IntakeLogUnmeasuredTests {
         }
     }
 
+    @Test("a live event written from its fields is byte for byte the record of the same event written from an Event")
+    func liveEventFromFields() {
+        for properties in [IntakeRecordCodecTests.properties, [:], ["k": .string(String(repeating: "é", count: 40))]] {
+            let id = UUID()
+            let event = Event.live(name: "checkout ✓", id: id, timestamp: 1_764_669_999_001, properties: properties)
+            var fromEvent = [UInt8](repeating: 0, count: 1_024)
+            var fromFields = [UInt8](repeating: 0, count: 1_024)
+            let eventCount = fromEvent.withUnsafeMutableBytes { IntakeRecordCodec.write(event, at: $0.baseAddress!, end: $0.baseAddress! + $0.count) }
+            let fieldsCount = fromFields.withUnsafeMutableBytes {
+                IntakeRecordCodec.writeLiveEvent(name: "checkout ✓", id: id, timestamp: 1_764_669_999_001, properties: properties, at: $0.baseAddress!, end: $0.baseAddress! + $0.count)
+            }
+            #expect(eventCount != nil && fieldsCount == eventCount && fromFields == fromEvent)
+            // Too little room: nil, as from an event.
+            let short = fromFields.withUnsafeMutableBytes {
+                IntakeRecordCodec.writeLiveEvent(name: "checkout ✓", id: id, timestamp: 1, properties: properties, at: $0.baseAddress!, end: $0.baseAddress! + (eventCount ?? 1) - 1)
+            }
+            #expect(short == nil)
+        }
+    }
+
     @Test("strings of every length from 0 to 40 bytes, ASCII and not, are copied exactly")
     func everyStringLength() {
         for length in 0...40 {
