@@ -20,13 +20,19 @@ import SimpleDataLogsTesting
 ///   into the mapping (``IntakeRecordCodec/writeLiveEvent``, no `Event` built), commit, append a
 ///   sequence number to an array. Between rounds, outside the timing, the records are
 ///   released and the array emptied, as a journal that keeps up would.
+/// - `logqueue.log_as_queue_unsummed.p50`: the spike with a commit that computes no checksum
+///   (header fields and the marker only, into a `MAP_SHARED` ring of the same size): what the
+///   call would cost if the checksum were made off the caller's path.
+/// - `logqueue.log_as_queue_mum.p50`: the same with a candidate cheaper checksum
+///   (``foldedMultiplySum(_:count:)``, one 64 × 64 → 128-bit multiply per 16 bytes, as xxh3's
+///   mid-size path) in place of the format's (two multiplies per 8 bytes, in two lanes).
 /// - `logqueue.encode_only.p50`: the spike without the commit: the event encoded into a buffer
 ///   of the process's own (no ring, no checksum, no marker); the spike minus this is the commit.
 /// - `logqueue.floor.p50`: the spike without the encoding and the commit: stamp, lock, id,
 ///   append an entry; the spike minus this is what the log costs inside the call.
 ///
 /// Not part of the default run (`--only logqueue`). `SDL_LOGQUEUE_PHASES=default,log,queue,encode,floor`
-/// runs a subset, for callgrind (`--toggle-collect` on one phase's function).
+/// runs a subset (`unsummed` too), for callgrind (`--toggle-collect` on one phase's function).
 struct LogQueueSpikeBenchmark {
     let options: Options
     let report: Report
@@ -37,7 +43,7 @@ struct LogQueueSpikeBenchmark {
     func run() async {
         guard let folder = try? TemporaryFolder("logqueue") else { report.broken("could not make a temporary folder"); return }
         defer { folder.remove() }
-        let phases = Set((ProcessInfo.processInfo.environment["SDL_LOGQUEUE_PHASES"] ?? "default,log,queue,encode,floor").split(separator: ",").map(String.init))
+        let phases = Set((ProcessInfo.processInfo.environment["SDL_LOGQUEUE_PHASES"] ?? "default,log,queue,unsummed,mum,encode,floor").split(separator: ",").map(String.init))
         var results: [String: [UInt32]] = [:]
         if phases.contains("default") {
             let client = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("default"))
@@ -57,6 +63,21 @@ struct LogQueueSpikeBenchmark {
             }
             results["queue"] = Self.pacedQueue(Locked(SpikeState(file: file)), calls: calls)
         }
+        if phases.contains("unsummed") {
+            guard let state = UnsummedState(path: folder.path + "/intake-unsummed.log", slotCount: 32_768) else {
+                report.broken("logqueue: could not map a file for the unsummed ring")
+                return
+            }
+            results["unsummed"] = Self.pacedUnsummed(Locked(state), calls: calls)
+        }
+        if phases.contains("mum") {
+            guard var state = UnsummedState(path: folder.path + "/intake-mum.log", slotCount: 32_768) else {
+                report.broken("logqueue: could not map a file for the mum ring")
+                return
+            }
+            state.sums = true
+            results["mum"] = Self.pacedUnsummed(Locked(state), calls: calls)
+        }
         if phases.contains("encode") {
             results["encode"] = Self.pacedEncode(Locked(EncodeState()), calls: calls)
         }
@@ -64,7 +85,7 @@ struct LogQueueSpikeBenchmark {
             results["floor"] = Self.pacedFloor(Locked(FloorState()), calls: calls)
         }
         let base = results["default"].map { Measure.quantile(sorted: $0.sorted(), 0.5) }
-        for (key, name) in [("default", "track"), ("log", "track_intakelog"), ("queue", "log_as_queue"), ("encode", "encode_only"), ("floor", "floor")] {
+        for (key, name) in [("default", "track"), ("log", "track_intakelog"), ("queue", "log_as_queue"), ("unsummed", "log_as_queue_unsummed"), ("mum", "log_as_queue_mum"), ("encode", "encode_only"), ("floor", "floor")] {
             guard let samples = results[key] else { continue }
             let sorted = samples.sorted()
             report.add(Figure(
@@ -230,6 +251,141 @@ struct LogQueueSpikeBenchmark {
             return .wakes
         }
         report(outcome)
+    }
+
+    // MARK: The spike with a commit that computes no checksum
+
+    /// The log-as-queue state over a ring of its own whose commit stores the record's header and
+    /// its marker but no checksum (the same ``IntakeLogRing``, the same slot layout).
+    private struct UnsummedState: Sendable {
+        /// One `MAP_SHARED` mapping, as an address (a pointer is not `Sendable`); never unmapped
+        /// (the process ends after the benchmarks).
+        let address: UInt
+        var ring: IntakeLogRing
+        var ids = EventIDGenerator()
+        var nextSequence: UInt64 = 1
+        var lastSequence: UInt64 = 0
+        var entries: [Entry] = []
+        var wakePending = false
+        var counters = Counters()
+        /// Whether the commit computes ``foldedMultiplySum(_:count:)`` (a candidate cheaper
+        /// checksum) before the marker.
+        var sums = false
+
+        init?(path: String, slotCount: Int) {
+            let size = IntakeLogFormat.fileSize(slotCount: slotCount)
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { return nil }
+            defer { close(descriptor) }
+            guard ftruncate(descriptor, off_t(size)) == 0,
+                  let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED else { return nil }
+            address = UInt(bitPattern: base)
+            ring = IntakeLogRing(slotCount: slotCount)
+        }
+    }
+
+    @inline(never)
+    private static func pacedUnsummed(_ state: Locked<UnsummedState>, calls: Int) -> [UInt32] {
+        let wallClock = SystemWallClock()
+        var samples = [UInt32](repeating: 0, count: calls)
+        for seq in 0..<roundSize { unsummedTrack(state, wallClock, BenchEvent.name, BenchEvent.properties(seq)) }
+        var seq = roundSize
+        var done = 0
+        while done < calls {
+            state.withLock { state in
+                state.ring.release(through: state.lastSequence)
+                state.entries.removeAll(keepingCapacity: true)
+                state.wakePending = false
+                state.counters.drained()
+            }
+            let count = min(roundSize, calls - done)
+            for index in done..<(done + count) {
+                let properties = BenchEvent.properties(seq)
+                let start = Measure.now()
+                unsummedTrack(state, wallClock, BenchEvent.name, properties)
+                let end = Measure.now()
+                samples[index] = UInt32(clamping: end &- start)
+                seq += 1
+            }
+            done += count
+        }
+        return samples
+    }
+
+    @inline(never)
+    private static func unsummedTrack(_ state: Locked<UnsummedState>, _ wallClock: SystemWallClock, _ name: String, _ properties: [String: PropertyValue]) {
+        let now = wallClock.nowMilliseconds
+        let scope = Scope.current
+        let outcome = state.withLock { state -> Outcome in
+            guard state.counters.accepting else { return .ignoredWhileDisabled }
+            let id = state.ids.next(milliseconds: now)
+            let room = min(state.ring.roomAtHead, IntakeLogFormat.maxRecordSlots)
+            guard scope == nil, room > 0, let slots = UnsafeMutableRawPointer(bitPattern: state.address + UInt(IntakeLogFormat.headerSize)) else {
+                return .ignoredWhileDisabled
+            }
+            let at = slots + state.ring.head * IntakeLogFormat.slotSize
+            at.storeBytes(of: UInt32(0), as: UInt32.self)
+            guard let written = IntakeRecordCodec.writeLiveEvent(
+                name: name, id: id, timestamp: now, properties: properties,
+                at: at + IntakeLogFormat.recordHeaderSize, end: at + room * IntakeLogFormat.slotSize
+            ) else { return .ignoredWhileDisabled }
+            guard state.counters.admit(bytes: written) else { return .skippedBacklog(first: state.counters.skipped == 1) }
+            let sequence = state.nextSequence
+            let recordSlots = IntakeLogFormat.slots(forPayload: written)
+            guard state.ring.claimAtHead(slots: recordSlots, sequence: sequence) else { return .ignoredWhileDisabled }
+            state.nextSequence += 1
+            // The header, then the marker; no checksum.
+            at.storeBytes(of: sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
+            at.storeBytes(of: UInt32(written).littleEndian, toByteOffset: 16, as: UInt32.self)
+            at.storeBytes(of: UInt16(recordSlots).littleEndian, toByteOffset: 20, as: UInt16.self)
+            at.storeBytes(of: UInt8(1), toByteOffset: 22, as: UInt8.self)
+            at.storeBytes(of: UInt8(0), toByteOffset: 23, as: UInt8.self)
+            if state.sums {
+                at.storeBytes(of: foldedMultiplySum(UnsafeRawPointer(at + 8), count: IntakeLogFormat.recordHeaderSize - 8 + written).littleEndian, toByteOffset: 4, as: UInt32.self)
+            }
+            at.storeBytes(of: IntakeLogFormat.marker.littleEndian, as: UInt32.self)
+            state.lastSequence = sequence
+            state.entries.append(.logged(sequence))
+            guard !state.wakePending else { return .accepted }
+            state.wakePending = true
+            return .wakes
+        }
+        report(outcome)
+    }
+
+    /// A candidate checksum for a later format version, measured here only: each 16 bytes are
+    /// two words XORed with constants and multiplied into 128 bits, whose halves are folded
+    /// into the sum (xxh3's mid-size mixing); the length and a finalizer at the end. One
+    /// multiply per 16 bytes instead of four, and no chain of multiplies through the input.
+    @inline(__always)
+    static func foldedMultiplySum(_ base: UnsafeRawPointer, count: Int) -> UInt32 {
+        var sum: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var index = 0
+        var key: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+        while index + 16 <= count {
+            let low = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) ^ key
+            let high = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)) ^ (key &+ 0x1656_67B1_9E37_79F9)
+            let product = low.multipliedFullWidth(by: high)
+            sum &+= product.high ^ product.low
+            key &+= 0x9FB2_1C65_1E98_DF25
+            index += 16
+        }
+        var last: (UInt64, UInt64) = (0, 0)
+        let remaining = count - index
+        if remaining > 0 {
+            // The last 16 bytes of the whole (a record always has more than 16).
+            last = (
+                UInt64(littleEndian: base.loadUnaligned(fromByteOffset: count - 16, as: UInt64.self)),
+                UInt64(littleEndian: base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+            )
+        }
+        let product = (last.0 ^ key).multipliedFullWidth(by: last.1 ^ 0xFF51_AFD7_ED55_8CCD)
+        sum &+= product.high ^ product.low
+        var hash = sum ^ UInt64(count) &* 0xC4CE_B9FE_1A85_EC53
+        hash ^= hash >> 33
+        hash = hash &* 0xFF51_AFD7_ED55_8CCD
+        hash ^= hash >> 33
+        return UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
     }
 
     // MARK: The spike without the commit: encoded into a buffer of its own
