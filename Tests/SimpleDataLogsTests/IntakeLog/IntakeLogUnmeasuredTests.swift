@@ -37,6 +37,26 @@ struct IntakeLogUnmeasuredTests {
         }
     }
 
+    @Test("a live event written from its fields is byte for byte the record of the same event written from an Event")
+    func liveEventFromFields() {
+        for properties in [IntakeRecordCodecTests.properties, [:], ["k": .string(String(repeating: "é", count: 40))]] {
+            let id = UUID()
+            let event = Event.live(name: "checkout ✓", id: id, timestamp: 1_764_669_999_001, properties: properties)
+            var fromEvent = [UInt8](repeating: 0, count: 1_024)
+            var fromFields = [UInt8](repeating: 0, count: 1_024)
+            let eventCount = fromEvent.withUnsafeMutableBytes { IntakeRecordCodec.write(event, at: $0.baseAddress!, end: $0.baseAddress! + $0.count) }
+            let fieldsCount = fromFields.withUnsafeMutableBytes {
+                IntakeRecordCodec.writeLiveEvent(name: "checkout ✓", id: id, timestamp: 1_764_669_999_001, properties: properties, at: $0.baseAddress!, end: $0.baseAddress! + $0.count)
+            }
+            #expect(eventCount != nil && fieldsCount == eventCount && fromFields == fromEvent)
+            // Too little room: nil, as from an event.
+            let short = fromFields.withUnsafeMutableBytes {
+                IntakeRecordCodec.writeLiveEvent(name: "checkout ✓", id: id, timestamp: 1, properties: properties, at: $0.baseAddress!, end: $0.baseAddress! + (eventCount ?? 1) - 1)
+            }
+            #expect(short == nil)
+        }
+    }
+
     @Test("strings of every length from 0 to 40 bytes, ASCII and not, are copied exactly")
     func everyStringLength() {
         for length in 0...40 {
@@ -70,6 +90,31 @@ struct IntakeLogUnmeasuredTests {
             } else {
                 #expect(slots > room, "refused \(slots) with room \(room)")
             }
+            if random.next() % 3 == 0, released + 1 < sequence {
+                released += 1 + random.next() % (sequence - released - 1)
+                ring.release(through: released)
+            }
+        }
+    }
+
+    @Test("a claim at the head leaves the ring as a claim would, whenever it fits there, and changes nothing when it does not, through 20,000 random claims and releases")
+    func claimAtHeadIsClaim() {
+        var random = SplitMix64(seed: 20_261_205)
+        var ring = IntakeLogRing(slotCount: 97)
+        var sequence: UInt64 = 1
+        var released: UInt64 = 0
+        for _ in 0..<20_000 {
+            let slots = 1 + Int(random.next() % 9)
+            var atHead = ring
+            var claimed = ring
+            if atHead.claimAtHead(slots: slots, sequence: sequence) {
+                #expect(claimed.claim(slots: slots, sequence: sequence) == ring.head)
+                #expect(atHead == claimed, "a claim of \(slots) at \(ring.head)")
+            } else {
+                #expect(atHead == ring && slots > ring.roomAtHead, "refused \(slots) with room \(ring.roomAtHead)")
+            }
+            // Checkpoints and claims that wrap to slot 0 go through `claim`, as in the log.
+            if ring.claim(slots: slots, sequence: sequence, isCheckpoint: random.next() % 11 == 0) != nil { sequence += 1 }
             if random.next() % 3 == 0, released + 1 < sequence {
                 released += 1 + random.next() % (sequence - released - 1)
                 ring.release(through: released)

@@ -163,7 +163,7 @@ package struct IntakeLogFile: Sendable {
     /// start it at slot 0. Nil when the log is closed or there is no room at the head. Two
     /// steps rather than a closure: a closure capturing the event copied it, a retain and a
     /// release per field.
-    mutating func beginUnmeasured() -> (start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer)? {
+    package mutating func beginUnmeasured() -> (start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer)? {
         guard let base = mapping?.base else { return nil }
         let room = min(ring.roomAtHead, IntakeLogFormat.maxRecordSlots)
         guard room > 0 else { return nil }
@@ -174,7 +174,7 @@ package struct IntakeLogFile: Sendable {
 
     /// Claims the slots of the payload written after ``beginUnmeasured()``, at the ring's head
     /// where it was written, and finishes its record (header, checksum, marker last).
-    mutating func finishUnmeasured(kind: UInt8, payloadCount: Int) -> Append {
+    package mutating func finishUnmeasured(kind: UInt8, payloadCount: Int) -> Append {
         guard let base = mapping?.base else { return .closed }
         let head = ring.head
         let sequence = nextSequence

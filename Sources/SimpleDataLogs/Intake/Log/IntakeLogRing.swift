@@ -65,8 +65,12 @@ package struct IntakeLogRing: Sendable, Equatable {
     /// than ``roomAtHead`` (a record written in place before it was measured cannot move).
     package mutating func claimAtHead(slots: Int, sequence: UInt64) -> Bool {
         guard slots >= 1, slots <= roomAtHead else { return false }
-        // Within the room at the head, `claim` places it there.
-        return claim(slots: slots, sequence: sequence) != nil
+        // What `claim` does within the room at the head, without deciding the place again
+        // (track()'s path; callgrind: 114 -> 80 instructions a claim; IntakeLogUnmeasuredTests
+        // holds the two equal).
+        live.append(Live(sequence: sequence, start: head, slots: slots))
+        head = head + slots == slotCount ? 0 : head + slots
+        return true
     }
 
     /// Claims `slots` slots for the record `sequence` and returns where it starts, or nil when

@@ -112,7 +112,7 @@ package enum IntakeRecordCodec {
     /// (`track()`'s path: the measuring walk of the properties cost as much as writing them).
     /// - Returns: The bytes written, or nil when the record does not fit (what was written is
     ///   no record: the caller measures it and finds room elsewhere).
-    static func write(_ event: borrowing Event, at start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer) -> Int? {
+    package static func write(_ event: borrowing Event, at start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer) -> Int? {
         var writer = Writer(at: start, end: end)
         writer.event(event)
         return writer.overflowed ? nil : writer.cursor - start
@@ -199,18 +199,23 @@ package enum IntakeRecordCodec {
 
         @inline(__always)
         mutating func string(_ string: String) {
-            let utf8 = string.utf8
-            let count = utf8.count
+            let count = string.utf8.count
             guard reserve(IntakeRecordCodec.varintSize(count) + count) else { return }
+            reserved(string, count: count)
+        }
+
+        /// Writes a string of `count` UTF-8 bytes whose room (with its length) was reserved.
+        @inline(__always)
+        mutating func reserved(_ string: String, count: Int) {
             varint(count)
             // Native strings hand their bytes over without a copy; others are copied once.
             let target = cursor
-            let copied: Bool? = utf8.withContiguousStorageIfAvailable { bytes in
+            let copied: Bool? = string.utf8.withContiguousStorageIfAvailable { bytes in
                 if let base = bytes.baseAddress { Self.copy(count, from: UnsafeRawPointer(base), to: target) }
                 return true
             }
             if copied == nil {
-                for unit in utf8 { byte(unit) }
+                for unit in string.utf8 { byte(unit) }
             } else {
                 cursor += count
             }
@@ -234,9 +239,14 @@ package enum IntakeRecordCodec {
                 target.storeBytes(of: head, as: UInt32.self)
                 target.storeBytes(of: tail, toByteOffset: count - 4, as: UInt32.self)
             case 1..<4:
-                for index in 0..<count {
-                    target.storeBytes(of: source.load(fromByteOffset: index, as: UInt8.self), toByteOffset: index, as: UInt8.self)
-                }
+                // The first, middle and last bytes: all of them for 1 to 3, with no loop.
+                let middle = count >> 1
+                let first = source.load(as: UInt8.self)
+                let center = source.load(fromByteOffset: middle, as: UInt8.self)
+                let last = source.load(fromByteOffset: count - 1, as: UInt8.self)
+                target.storeBytes(of: first, as: UInt8.self)
+                target.storeBytes(of: center, toByteOffset: middle, as: UInt8.self)
+                target.storeBytes(of: last, toByteOffset: count - 1, as: UInt8.self)
             case 0:
                 break
             default:
@@ -258,26 +268,32 @@ package enum IntakeRecordCodec {
             guard reserve(IntakeRecordCodec.varintSize(properties.count)) else { return }
             varint(properties.count)
             for (key, value) in properties {
-                string(key)
+                // One room check per property (its key, tag and value), not one per part.
+                let keyCount = key.utf8.count
+                let keyRoom = IntakeRecordCodec.varintSize(keyCount) + keyCount
                 switch value {
                 case .string(let value):
-                    guard reserve(1) else { return }
+                    let count = value.utf8.count
+                    guard reserve(keyRoom + 1 + IntakeRecordCodec.varintSize(count) + count) else { return }
+                    reserved(key, count: keyCount)
                     byte(0)
-                    string(value)
+                    reserved(value, count: count)
                 case .int(let value):
-                    guard reserve(9) else { return }
+                    guard reserve(keyRoom + 9) else { return }
+                    reserved(key, count: keyCount)
                     byte(1)
                     integer(UInt64(truncatingIfNeeded: value))
                 case .double(let value):
-                    guard reserve(9) else { return }
+                    guard reserve(keyRoom + 9) else { return }
+                    reserved(key, count: keyCount)
                     byte(2)
                     integer(value.bitPattern)
                 case .bool(let value):
-                    guard reserve(2) else { return }
+                    guard reserve(keyRoom + 2) else { return }
+                    reserved(key, count: keyCount)
                     byte(3)
                     byte(value ? 1 : 0)
                 }
-                if overflowed { return }
             }
         }
 
@@ -310,6 +326,23 @@ package enum IntakeRecordCodec {
             } else {
                 byte(0)
             }
+        }
+
+        /// ``event(_:)`` for a live event with no device id and no scope, from its fields.
+        mutating func liveEvent(name: String, id: UUID, timestamp: Int64, properties: [String: PropertyValue]) {
+            guard reserve(1) else { return }
+            byte(Kind.event.rawValue)
+            string(name)
+            guard reserve(16 + 8 + 8 + 1 + 1) else { return }
+            withUnsafeBytes(of: id.uuid) { cursor.copyMemory(from: $0.baseAddress!, byteCount: 16) }
+            cursor += 16
+            integer(UInt64(truncatingIfNeeded: timestamp))
+            integer(UInt64(truncatingIfNeeded: timestamp))
+            byte(0)  // live
+            byte(0)  // no device id of its own
+            self.properties(properties)
+            guard reserve(1) else { return }
+            byte(0)  // no scope
         }
 
         mutating func item(_ item: IntakeItem) {
@@ -356,6 +389,20 @@ package enum IntakeRecordCodec {
                 break
             }
         }
+    }
+
+    /// Writes a live event's record from its fields into the room from `start` to `end`, with no
+    /// ``Event`` built: the bytes ``write(_:at:end:)`` writes for
+    /// `Event.live(name:id:timestamp:properties:)`. For the benchmarks' measure of the log as the
+    /// queue (`--only logqueue`), where `track()` would build no event.
+    /// - Returns: The bytes written, or nil when the record does not fit.
+    package static func writeLiveEvent(
+        name: String, id: UUID, timestamp: Int64, properties: [String: PropertyValue],
+        at start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer
+    ) -> Int? {
+        var writer = Writer(at: start, end: end)
+        writer.liveEvent(name: name, id: id, timestamp: timestamp, properties: properties)
+        return writer.overflowed ? nil : writer.cursor - start
     }
 
     /// Appends a live event's record to `buffer`: for the benchmarks, which cannot see
