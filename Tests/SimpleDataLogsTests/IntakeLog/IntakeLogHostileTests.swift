@@ -31,14 +31,17 @@ struct IntakeLogHostileTests {
 
     /// An ended run's log holding `count` events after the mark, as the writer would have left
     /// it, then changed by `damage`.
-    static func plantLog(in directory: TemporaryDirectory, _ place: Place = .root, events count: Int, damage: (inout [UInt8]) -> Void = { _ in }) throws {
-        let path = plantedPath(in: directory, place)
+    static func plantLog(
+        in directory: TemporaryDirectory, _ place: Place = .root, named name: String? = nil, events count: Int, firstSeq: Int = 0,
+        damage: (inout [UInt8]) -> Void = { _ in }
+    ) throws {
+        let path = name.map { directory.path + "/" + $0 } ?? plantedPath(in: directory, place)
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         var failure: String?
         let file = try #require(IntakeLogFile.create(at: path, slotCount: 256, firstSequence: 1, failure: &failure))
         var writer = IntakeLogWriter(file: file, slotCount: 256)
         var written = writer.start()
-        for seq in 0..<count {
+        for seq in firstSeq..<(firstSeq + count) {
             written = writer.append(.event(.live(name: "planted", id: UUID(), timestamp: 1_700_000_000_000, properties: ["seq": .int(Int64(seq))]))) && written
         }
         #expect(written)
@@ -96,6 +99,22 @@ struct IntakeLogHostileTests {
             #expect(logs.count == 1 && logs != [Self.plantedName], "this run's own: \(logs)")
             let inArea = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas/a0")
             #expect(!inArea.contains { $0.hasPrefix("intake-") }, "\(inArea)")
+        }
+    }
+
+    @Test("twenty ended runs' logs: one launch replays every one, each event once, oldest run first, and deletes them all")
+    func manyEndedLogs() async throws {
+        let directory = TemporaryDirectory()
+        for run in 0..<20 {
+            // Time-ordered ids, as runs make them: run 0 is the oldest.
+            let name = "intake-0192d3a0-\(String(format: "%04x", run))-7000-8000-000000000001.log"
+            try Self.plantLog(in: directory, named: name, events: 3, firstSeq: run * 3)
+        }
+        try await withTestClient(directory: directory, adjust: Self.withLog) { client in
+            let planted = try await client.flushedEvents().filter { $0.name == "planted" }
+            #expect(try planted.map { try $0.requiredInt("seq") } == Array(0..<60), "all 60, in the runs' order")
+            #expect(client.client.counters.recovered == 60)
+            #expect(Self.rootLogs(in: directory).count == 1, "only this run's log is left: \(Self.rootLogs(in: directory))")
         }
     }
 
