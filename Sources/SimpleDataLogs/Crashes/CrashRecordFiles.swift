@@ -50,15 +50,7 @@ package enum CrashRecordFiles {
 
     /// The id and the owner's tag (nil for an untagged record) a record file's name carries.
     static func parts(ofName name: String) -> (id: UUID, tag: String?)? {
-        guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
-        var middle = Substring(name.dropFirst(prefix.count).dropLast(suffix.count))
-        var tag: String?
-        if middle.count == 36 + 1 + 16, middle.dropFirst(36).first == "-" {
-            tag = String(middle.suffix(16))
-            middle = middle.prefix(36)
-        }
-        guard middle.count == 36, middle == middle.lowercased(), let id = UUID(uuidString: String(middle)) else { return nil }
-        return (id, tag)
+        RunFiles.parts(ofName: name, prefix: prefix, suffix: suffix)
     }
 
     /// Whether a client of `owner` may take the record named `name`: an untagged one, or one
@@ -82,7 +74,7 @@ package enum CrashRecordFiles {
             let id = UniqueID.random()
             let path = folder + "/" + prefix + id.uuidString.lowercased() + (owner.map { "-" + $0.tag } ?? "") + suffix
             let descriptor = try fileSystem.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
-            if fileSystem.tryLock(descriptor), stillNames(descriptor, path) {
+            if fileSystem.tryLock(descriptor), RunFiles.stillNames(descriptor, path) {
                 return CrashRecordFile(path: path, descriptor: descriptor, eventID: id, fileSystem: fileSystem)
             }
             fileSystem.close(descriptor)
@@ -103,7 +95,7 @@ package enum CrashRecordFiles {
             let path = folder + "/" + name
             guard let descriptor = try? fileSystem.open(path, flags: O_RDONLY, mode: 0) else { continue }
             // Held by a live process (or taken by a launch racing this one), or already replaced.
-            guard fileSystem.tryLock(descriptor), stillNames(descriptor, path), isRegularFile(descriptor) else {
+            guard fileSystem.tryLock(descriptor), RunFiles.stillNames(descriptor, path), RunFiles.isRegularFile(descriptor) else {
                 fileSystem.close(descriptor)
                 continue
             }
@@ -116,19 +108,6 @@ package enum CrashRecordFiles {
             }
         }
         return taken
-    }
-
-    /// Whether `path` still names the file open as `descriptor`.
-    private static func stillNames(_ descriptor: Int32, _ path: String) -> Bool {
-        var open = stat()
-        var named = stat()
-        guard fstat(descriptor, &open) == 0, lstat(path, &named) == 0 else { return false }
-        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
-    }
-
-    private static func isRegularFile(_ descriptor: Int32) -> Bool {
-        var info = stat()
-        return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
     /// Up to ``maxRecordBytes`` from the start of the file.

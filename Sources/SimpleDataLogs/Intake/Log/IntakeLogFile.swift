@@ -237,10 +237,7 @@ package struct IntakeLogFile: Sendable {
     /// an ended run's deleted it between its making and its lock (``IntakeLogFiles``).
     var stillNamed: Bool {
         guard let mapping else { return false }
-        var open = stat()
-        var named = stat()
-        guard fstat(mapping.descriptor, &open) == 0, lstat(path, &named) == 0 else { return false }
-        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+        return RunFiles.stillNames(mapping.descriptor, path)
     }
 
     /// Lets go of the mapping; later appends answer ``Append/closed``. It is unmapped, and its

@@ -28,15 +28,7 @@ package enum IntakeLogFiles {
     /// The id and the tag (nil for an untagged log) a log's name carries; nil for any other name,
     /// the numbered `intake-<n>.log` of earlier versions (in area folders) included.
     package static func parts(ofName name: String) -> (id: UUID, tag: String?)? {
-        guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
-        var middle = Substring(name.dropFirst(prefix.count).dropLast(suffix.count))
-        var tag: String?
-        if middle.count == 36 + 1 + 16, middle.dropFirst(36).first == "-" {
-            tag = String(middle.suffix(16))
-            middle = middle.prefix(36)
-        }
-        guard middle.count == 36, middle == middle.lowercased(), let id = UUID(uuidString: String(middle)) else { return nil }
-        return (id, tag)
+        RunFiles.parts(ofName: name, prefix: prefix, suffix: suffix)
     }
 
     /// The name of a log for `id` and `owner`'s destination.
@@ -95,26 +87,13 @@ package enum IntakeLogFiles {
             guard let descriptor = try? fileSystem.open(path, flags: O_RDONLY | O_NONBLOCK, mode: 0) else { continue }
             // Held by a live run (or taken by a launch racing this one), already replaced, or
             // not a regular file (a FIFO planted under a log's name).
-            guard fileSystem.tryLock(descriptor), stillNames(descriptor, path), isRegularFile(descriptor) else {
+            guard fileSystem.tryLock(descriptor), RunFiles.stillNames(descriptor, path), RunFiles.isRegularFile(descriptor) else {
                 fileSystem.close(descriptor)
                 continue
             }
             taken.append(LeftoverIntakeLog(path: path, descriptor: descriptor))
         }
         return taken
-    }
-
-    /// Whether `path` still names the file open as `descriptor`.
-    private static func stillNames(_ descriptor: Int32, _ path: String) -> Bool {
-        var open = stat()
-        var named = stat()
-        guard fstat(descriptor, &open) == 0, lstat(path, &named) == 0 else { return false }
-        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
-    }
-
-    private static func isRegularFile(_ descriptor: Int32) -> Bool {
-        var info = stat()
-        return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 }
 
