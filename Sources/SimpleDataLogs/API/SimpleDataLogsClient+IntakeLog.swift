@@ -8,7 +8,7 @@ extension SimpleDataLogsClient {
     ///
     /// The one piece of file I/O `configure` does for the log, beside the crash record file it
     /// already makes: an `open`, a `flock`, an allocation of the log's size (4 or 8 MiB, done in
-    /// extents, not written) and an `mmap`; measured in `reliability` as `log <µs>`. Everything
+    /// extents, not written) and an `mmap`: about 0.1 ms here (`--only configure`). Everything
     /// else on disk (the area, recovery, the earlier runs' replay) stays on the outbox's thread.
     /// - Returns: The log, or nil (after one line) when it cannot be had: the folder is
     ///   distrusted (the outbox says why), or refuses the file; the client then runs as without it.

@@ -31,7 +31,7 @@ extension OutboxActor {
             var theirs = AreaContents()
             normalize(dead, into: &theirs)
             // Their logs are replayed after ours, and deleted then; the folder goes with the last.
-            adoptedIntakeLogs += intakeLogs(in: dead.folder).paths
+            adoptedIntakeLogs += intakeLogs(in: dead.folder)
             leftoverSessions += takeLeftoverSessions(in: dead.folder)
             // Keep their order among themselves, after everything of ours.
             let adoption = RecoveryRules.adoption(

@@ -21,15 +21,14 @@ extension OutboxActor {
     }
 
     /// The logs an earlier version kept in the area `folder` (`intake-<n>.log`), oldest first
-    /// (regular files only: a link is never read), and the highest number any name there uses.
-    /// This version keeps its logs in the root (``IntakeLogFiles``); these are replayed once,
-    /// after an upgrade.
-    func intakeLogs(in folder: String) -> (paths: [String], highest: Int) {
-        let numbered = ((try? fileSystem.contents(ofDirectory: folder)) ?? [])
+    /// (regular files only: a link is never read). This version keeps its logs in the root
+    /// (``IntakeLogFiles``); these are replayed once, after an upgrade.
+    func intakeLogs(in folder: String) -> [String] {
+        ((try? fileSystem.contents(ofDirectory: folder)) ?? [])
             .compactMap { name in Self.intakeLogNumber(name).map { (number: $0, name: name) } }
             .sorted { $0.number < $1.number }
-        let paths = numbered.map { folder + "/" + $0.name }.filter { fileSystem.isRegularFile($0) }
-        return (paths, numbered.last?.number ?? 0)
+            .map { folder + "/" + $0.name }
+            .filter { fileSystem.isRegularFile($0) }
     }
 
     /// Takes the logs ended runs left in the root for this client's destination or a key it

@@ -14,10 +14,9 @@ extension OutboxActor {
             try? fileSystem.remove(area.journal(state.open.sequence))
             for folder in [area.folder, area.batchesFolder, area.setAsideFolder, area.temporaryFolder] {
                 for name in (try? fileSystem.contents(ofDirectory: folder)) ?? []
-                where name != "lock" && name != "owner" && folder + "/" + name != intakeLogPath
-                    && !fileSystem.isDirectory(folder + "/" + name) {
-                    // This run's intake log stays (track() appends to it); its events are wiped
-                    // in place once released (``releaseIntakeLog()``).
+                where name != "lock" && name != "owner" && !fileSystem.isDirectory(folder + "/" + name) {
+                    // This run's intake log is in the root, not here: it stays (track() appends
+                    // to it), its events wiped in place once released (``releaseIntakeLog()``).
                     try? fileSystem.remove(folder + "/" + name)
                 }
             }

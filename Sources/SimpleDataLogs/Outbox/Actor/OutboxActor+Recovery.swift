@@ -59,7 +59,7 @@ extension OutboxActor {
         // turned off since): stranded, their calls would never be sent. The root's (this
         // version's, locked), then the numbered ones earlier versions kept in the area.
         var earlierLogs: [String] = []
-        if !late { earlierLogs = takeLeftoverIntakeLogs(in: layout.root) + intakeLogs(in: area.folder).paths }
+        if !late { earlierLogs = takeLeftoverIntakeLogs(in: layout.root) + intakeLogs(in: area.folder) }
         var found = AreaContents()
         normalize(area, into: &found)
         if late {
