@@ -12,7 +12,8 @@ import SimpleDataLogs
 //     What it tracked is in no journal: only the intake log can bring it to the next launch.
 // OutboxCrashChild log-at-launch <folder> <count> abort|wait
 //     tracks <count>/2 events before `configure`, configures, at once tracks the rest, prints
-//     "tracked settled=<true|false>" (whether the outbox had replayed the earlier logs yet),
+//     "tracked settled=<true|false>" (whether the outbox had queued the earlier logs yet, or
+//     given up on its folder),
 //     then calls `abort()` or waits to be killed: nothing waits for the outbox, so the death
 //     falls inside launch.
 // OutboxCrashChild log-identity <folder>

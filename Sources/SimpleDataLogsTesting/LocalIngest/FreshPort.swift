@@ -22,7 +22,7 @@ enum FreshPort {
     /// - Throws: ``Socket/Failure`` when binding fails, or 256 system choices in a row were used.
     static func listen(port: Int, address: UInt32 = Socket.loopback) throws -> (descriptor: Int32, port: Int) {
         guard port == 0 else {
-            let listener = try Socket.openListener(port: port, address: address)
+            let listener = try listenAgain(port: port, address: address)
             used.withLock { _ = $0.insert(listener.port) }
             return listener
         }
@@ -41,5 +41,21 @@ enum FreshPort {
             return (descriptor, candidate)
         }
         throw Socket.Failure(call: "bind (no port this process has not used)", code: EADDRINUSE)
+    }
+
+    /// Listens on an explicit port, where a stopped ingest was. A port just given up can be
+    /// refused for a moment (seen about once in 30 CI runs, under the sanitizers: "Address
+    /// already in use" on a restart), so `EADDRINUSE` is tried again for up to a second, in
+    /// 20 ms steps; a port another process really holds still fails, then.
+    private static func listenAgain(port: Int, address: UInt32) throws -> (descriptor: Int32, port: Int) {
+        var attempt = 0
+        while true {
+            do {
+                return try Socket.openListener(port: port, address: address)
+            } catch let failure as Socket.Failure where failure.code == EADDRINUSE && attempt < 50 {
+                attempt += 1
+                usleep(20_000)
+            }
+        }
     }
 }

@@ -51,7 +51,10 @@ struct IntakeReplayKillTests {
         }
         #expect(ending.reason == .uncaughtSignal && ending.status == (how == "abort" ? SIGABRT : SIGKILL), "the child died by \(how): \(line)")
         if areasRefused {
-            #expect(line == "tracked settled=false", "the outbox had not taken an area")
+            // The outbox never held an area in that run (it gave up at once, so whether the intake
+            // had settled by the child's line depends on the threads' timing, not asserted).
+            var isFolder: ObjCBool = true
+            #expect(FileManager.default.fileExists(atPath: path + "/areas", isDirectory: &isFolder) && !isFolder.boolValue, "still the file: no area was made")
             try FileManager.default.removeItem(atPath: path + "/areas")
         }
         #expect(try JournalReader.events(inOutbox: path).isEmpty, "nothing reached the journal before the death")
