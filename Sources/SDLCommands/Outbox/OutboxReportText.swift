@@ -23,6 +23,7 @@ enum OutboxReportText {
             let state: String
             switch log.lock {
             case .held(let pid): state = "its run is alive\(pid.map { " (pid \($0))" } ?? ""); the events are on their way to its journal"
+            case .free where log.events == 0: state = "its run ended with everything journaled; the next launch deletes it"
             case .free: state = "its run ended; the next launch or `sdl outbox drain` with its key replays them"
             case .unknown(let why): state = "whether its run is alive is unknown (\(why))"
             }

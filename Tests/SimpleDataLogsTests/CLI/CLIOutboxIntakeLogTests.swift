@@ -37,11 +37,19 @@ struct CLIOutboxIntakeLogTests {
         #expect(console.output.contains("0 events waiting, 20 in intake logs"), "\(console.output)")
         #expect(OutboxInspector.inspect(root: path).intakeLogs.first?.lock == .free)
 
-        try await withTestClient(directory: directory) { restarted in
+        try await withTestClient(directory: directory, adjust: { $0.keepsIntakeLog = true }) { restarted in
             let events = try await restarted.flushedEvents()
             #expect(events.filter { $0.name == "before_death" }.count == 20)
+            // The dead run's log is gone; the only one left is the live client's, all journaled.
+            let report = OutboxInspector.inspect(root: path)
+            #expect(report.intakeLogs.count == 1 && report.intakeLogs[0].name != live.name, "\(report.intakeLogs.map(\.name))")
+            if case .held = report.intakeLogs.first?.lock {} else { Issue.record("the live client's own log: \(String(describing: report.intakeLogs.first?.lock))") }
+            #expect(report.intakeLogEvents == 0)
         }
-        #expect(OutboxInspector.inspect(root: path).intakeLogEvents == 0, "replayed, and the log deleted")
+        // A log whose run ended with everything journaled is said to be, not to be replayed.
+        var ended = OutboxReport(root: "/outbox", exists: true)
+        ended.intakeLogs = [OutboxIntakeLogReport(name: "intake-x.log", byteCount: 4_198_400, events: 0, tag: nil, lock: .free)]
+        #expect(OutboxReportText.lines(ended).contains { $0.contains("0 events not yet journaled") && $0.contains("ended with everything journaled") })
     }
 
     @Test("a link or a FIFO under a log's name is neither read nor listed; a file that is no log says so")
