@@ -6,8 +6,8 @@ extension SimpleDataLogsClient {
         /// The ingest key: `sdl_pub_…` in apps, `sdl_sec_…` on servers.
         public var ingestKey: String
         /// Keys this project used before ``ingestKey``, after a rotation that restarted the
-        /// process: what they left in the outbox folder (for the same endpoint) is sent with
-        /// ``ingestKey`` and recorded as its own. Without them, such events wait for a client
+        /// process: what they left in the outbox folder (for the same endpoint: batches, crash
+        /// records, intake logs) is sent with ``ingestKey`` and recorded as its own. Without them, such events wait for a client
         /// configured with their old key, since an outbox never sends one key's events with
         /// another unless told. Empty by default. At run time, use
         /// ``SimpleDataLogsClient/rotateIngestKey(to:)``.

@@ -201,7 +201,10 @@ public final class SimpleDataLogsClient: Sendable {
                 logger.error("No storage folder: set SDL_STORAGE_DIR or HOME, or pass storageDirectory. Events are kept in memory only.")
             }
             if let directory {
-                captureCrashes(in: directory, configuration: configuration, owner: uploader.settings.owner, logger: logger)
+                captureCrashes(
+                    in: directory, configuration: configuration, owner: uploader.settings.owner,
+                    formerOwners: uploader.settings.formerOwners, logger: logger
+                )
             }
             if configuration.autocapture.contains(.appLaunches) {
                 // Journaled in intake order; the outbox fills in `is_first_launch` for its folder.

@@ -54,11 +54,13 @@ package enum CrashRecordFiles {
     }
 
     /// Whether a client of `owner` may take the record named `name`: an untagged one, or one
-    /// tagged with its own destination.
-    static func belongs(_ name: String, to owner: AreaOwner?) -> Bool {
+    /// tagged with its own destination or, for a client that sends, with a key it replaced at
+    /// the same endpoint (`formerOwners`: `previousIngestKeys`, as for areas).
+    static func belongs(_ name: String, to owner: AreaOwner?, formerOwners: [AreaOwner] = []) -> Bool {
         guard name != legacyName else { return true }
         guard let tag = parts(ofName: name)?.tag else { return true }
-        return tag == owner?.tag
+        guard let owner else { return false }
+        return tag == owner.tag || formerOwners.contains { $0.tag == tag }
     }
 
     /// Creates an empty record file for this process's recorder and locks it.
@@ -87,10 +89,12 @@ package enum CrashRecordFiles {
     /// process that ended without crashing) are deleted here; the others stay on disk, locked,
     /// until ``CrashRecordFile/discard()`` or ``CrashRecordFile/release()``. Records of another
     /// key or endpoint than `owner`'s are left for their client, untouched.
-    package static func takeLeftovers(in folder: String, owner: AreaOwner? = nil, fileSystem: any FileSystem) -> [LeftoverCrashRecord] {
+    package static func takeLeftovers(
+        in folder: String, owner: AreaOwner? = nil, formerOwners: [AreaOwner] = [], fileSystem: any FileSystem
+    ) -> [LeftoverCrashRecord] {
         guard let names = try? fileSystem.contents(ofDirectory: folder) else { return [] }
         var taken: [LeftoverCrashRecord] = []
-        for name in names.sorted() where isRecordName(name) && belongs(name, to: owner) {
+        for name in names.sorted() where isRecordName(name) && belongs(name, to: owner, formerOwners: formerOwners) {
             guard taken.count < maxTakenPerLaunch else { break }
             let path = folder + "/" + name
             guard let descriptor = try? fileSystem.open(path, flags: O_RDONLY, mode: 0) else { continue }

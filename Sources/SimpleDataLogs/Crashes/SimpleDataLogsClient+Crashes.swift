@@ -12,12 +12,12 @@ extension SimpleDataLogsClient {
     /// A record is deleted only after its event is on disk: the pipeline carries it behind the
     /// event to the outbox (``IntakeItem/crashRecordHandedOver(_:)``), which deletes it then.
     /// Only the records of this client's key and endpoint (`owner`), or of none, are sent.
-    func captureCrashes(in directory: String, configuration: Configuration, owner: AreaOwner?, logger: SDKLogger) {
+    func captureCrashes(in directory: String, configuration: Configuration, owner: AreaOwner?, formerOwners: [AreaOwner], logger: SDKLogger) {
         let fileSystem = faults.fileSystem.confined(to: directory)
         // A folder another user can write to could hold a planted record: the outbox refuses the
         // folder (and says so once), and so does crash capture.
         guard OutboxActor.distrust(of: directory) == nil else { return }
-        for leftover in CrashRecordFiles.takeLeftovers(in: directory, owner: owner, fileSystem: fileSystem) {
+        for leftover in CrashRecordFiles.takeLeftovers(in: directory, owner: owner, formerOwners: formerOwners, fileSystem: fileSystem) {
             // The opt-out discards a saved crash: nothing is sent.
             guard intake.isEnabled, let report = Self.crashReport(fromRecord: leftover.bytes) else {
                 leftover.file.discard()

@@ -121,6 +121,32 @@ struct CrashRecordSharingTests {
         try await Self.relaunchSendsOnce(id, from: directory)
     }
 
+    @Test("a record tagged with a key the client replaced is sent with previousIngestKeys, once, with the new key; without it, it stays for that key's client", .tags(.sockets))
+    func replacedKeysRecord() async throws {
+        let (oldKey, newKey) = ("sdl_sec_crash_old_000000000", "sdl_sec_crash_new_111111111")
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: newKey))
+        defer { ingest.stop() }
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let id = UUID()
+        let oldTag = AreaOwner(ingestKey: oldKey, eventsURL: ingest.endpoint.appending(path: "v1/events")).tag
+        let path = directory.path + "/crash-\(id.uuidString.lowercased())-\(oldTag).record"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(Self.record.utf8)))
+
+        let withoutIt = TestClient(key: newKey, directory: directory, endpoint: ingest.endpoint)
+        await withoutIt.client.flush()
+        await shutDown(withoutIt.client)
+        #expect(ingest.receivedEvents.filter { $0.name == "app_crashed" }.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: path), "another key's record is left alone")
+
+        await withTestClient(key: newKey, directory: directory, endpoint: ingest.endpoint, adjust: { $0.previousIngestKeys = [oldKey] }) { relaunched in
+            await relaunched.client.flush()
+            let crashes = ingest.receivedEvents.filter { $0.name == "app_crashed" }
+            #expect(crashes.map(\.eventID) == [id.uuidString.lowercased()], "sent once, under the record's id")
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
     @Test("the opt-out deletes records handed over and those of ended processes, and sends none")
     func optOut() async throws {
         let directory = TemporaryDirectory()

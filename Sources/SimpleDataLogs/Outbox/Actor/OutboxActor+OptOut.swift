@@ -25,7 +25,7 @@ extension OutboxActor {
             // Session state and saved crash records are unsent data too: those handed over with
             // their events, and those of ended processes not taken yet (live ones stay locked).
             giveUpCrashRecords(discard: true)
-            for leftover in CrashRecordFiles.takeLeftovers(in: layout.root, owner: owner, fileSystem: fileSystem) { leftover.file.discard() }
+            for leftover in CrashRecordFiles.takeLeftovers(in: layout.root, owner: owner, formerOwners: formerOwners, fileSystem: fileSystem) { leftover.file.discard() }
             // Another key's quarantined batches are that client's to send or delete.
             for name in (try? fileSystem.contents(ofDirectory: layout.quarantineFolder)) ?? [] where quarantined(name)?.isOurs != false {
                 try? fileSystem.remove(layout.quarantineFolder + "/" + name)
