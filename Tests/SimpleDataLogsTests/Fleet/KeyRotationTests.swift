@@ -107,6 +107,39 @@ struct KeyRotationTests {
         }
     }
 
+    @Test("previousIngestKeys: an ended run's intake log tagged with the old key is replayed, with the new key, once; without it the log is left alone", .tags(.sockets))
+    func previousKeysIntakeLog() async throws {
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(requiredKey: Self.newKey))
+        let folder = TemporaryDirectory("sdl-rotation")
+        defer { ingest.stop(); folder.remove() }
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        // What a run of the old key left: its log, three events in it, nothing journaled.
+        let oldOwner = AreaOwner(ingestKey: Self.oldKey, eventsURL: ingest.endpoint.appending(path: "v1/events"))
+        let path = folder.path + "/" + IntakeLogFiles.name(id: UUID(), owner: oldOwner)
+        do {
+            // Its run ends with this scope: the mapping goes, and with it the log's lock.
+            var failure: String?
+            var writer = IntakeLogWriter(file: try #require(IntakeLogFile.create(at: path, slotCount: 256, firstSequence: 1, failure: &failure)), slotCount: 256)
+            _ = writer.start()
+            for seq in 0..<3 {
+                let appended = writer.append(.event(.live(name: "logged_by_old_key", id: UUID(), timestamp: 1_700_000_000_000, properties: ["seq": .int(Int64(seq))])))
+                #expect(appended)
+            }
+            writer.close()
+        }
+
+        let unaware = TestClient(key: Self.newKey, directory: folder, endpoint: ingest.endpoint)
+        _ = await unaware.client.flush()
+        await shutDown(unaware.client)
+        #expect(ingest.receivedEvents.isEmpty && FileManager.default.fileExists(atPath: path), "another key's log is left alone")
+
+        let told = TestClient(key: Self.newKey, directory: folder, endpoint: ingest.endpoint) { $0.previousIngestKeys = [Self.oldKey] }
+        _ = await told.client.flush()
+        await shutDown(told.client)
+        #expect(ingest.receivedEvents.map(\.name) == Array(repeating: "logged_by_old_key", count: 3))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test("a malformed key, a client that sends nothing, or the same key: ignored, with a line for the first two; the client keeps sending with its key", .tags(.sockets))
     func refusedRotations() async throws {
         try await withDelivery(key: Self.oldKey) { delivery in
