@@ -47,6 +47,7 @@ enum Child {
         say(client.hasIntakeLog ? "log \((configured - configuring) / 1_000)" : "nolog")
         say("ready")
 
+        if options.threads > 1 { runThreads(options, client: client) }
         let interval = 1_000_000_000 / UInt64(options.rate)
         let start = monotonicNanoseconds()
         // How often the watermark is read: about every 4 ms.
@@ -95,6 +96,45 @@ enum Child {
                 }
             }
         }
+    }
+
+    /// `--threads T`: thread `i` (the main thread is 0) tracks seqs `start + i`, `+ T`, … at
+    /// `rate / T` a second each, announcing each seq before its call, so a kill lands inside
+    /// `track()` on several threads at once. No watermark is reported: the journal's order
+    /// interleaves the threads, and with the intake log every returned call must come back
+    /// anyway. The main thread reports the caps' drops and any event dropped before the journal.
+    static func runThreads(_ options: ChildOptions, client: SimpleDataLogsClient) -> Never {
+        let threads = options.threads
+        let interval = UInt64(threads) * 1_000_000_000 / UInt64(options.rate)
+        let start = monotonicNanoseconds()
+        @Sendable func lane(_ index: Int) {
+            var seq = options.startSeq + Int64(index)
+            var calls: UInt64 = 0
+            var evicted = 0
+            var dropped = false
+            while true {
+                let due = start + calls * interval
+                let now = monotonicNanoseconds()
+                if due > now { sleepNanoseconds(due - now) }
+                say("t \(seq)")
+                client.track("reliability", properties: ["seq": .int(seq)])
+                calls += 1
+                seq += Int64(threads)
+                guard index == 0, calls % 64 == 0 else { continue }
+                let counters = client.counters
+                if counters.evictedByCaps > evicted {
+                    evicted = counters.evictedByCaps
+                    say("c \(evicted)")
+                }
+                if !dropped, counters.skippedBacklog + counters.invalid + counters.droppedTooLarge + counters.droppedBeforeConfigure > 0 {
+                    dropped = true
+                    say("anomaly events dropped before the journal: \(counters)")
+                }
+            }
+        }
+        for index in 1..<threads { Thread.detachNewThread { lane(index) } }
+        lane(0)
+        fatalError("unreachable")
     }
 
     /// Writes one line to standard output with `write(2)`: nothing is buffered in the process,

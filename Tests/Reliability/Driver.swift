@@ -110,9 +110,9 @@ enum Driver {
                 child = try SpawnedChild.spawn(
                     executable: executable,
                     arguments: ["child", "--folder", outbox, "--endpoint", ingest.endpoint.absoluteString,
-                                "--start-seq", String(nextSeq), "--rate", String(options.rate),
+                                "--start-seq", String(nextSeq), "--rate", String(options.rate), "--threads", String(options.threads),
                                 "--profile", options.profile, "--intake-log", options.intakeLog ? "on" : "off"],
-                    environment: environment, stderrDescriptor: stderrDescriptor, startSeq: nextSeq
+                    environment: environment, stderrDescriptor: stderrDescriptor, startSeq: nextSeq, threads: options.threads
                 )
             } catch {
                 say("could not start a child: \(error)")

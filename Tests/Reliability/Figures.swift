@@ -140,12 +140,12 @@ enum Tally {
         figures.seqsUnderTwoIDs = evidence.twoIDSeqs.count
 
         var windows: [Int] = []
-        var announcedRanges: [ClosedRange<Int64>] = []
+        var announcedRanges: [(range: ClosedRange<Int64>, report: ChildReport)] = []
         for report in reports {
             figures.tracked += report.announced
             if report.otherLines.contains(where: { $0.hasPrefix("anomaly") }) { figures.anomalies += 1 }
             guard let last = report.lastAnnounced else { continue }
-            announcedRanges.append(report.startSeq...last)
+            announcedRanges.append((report.startSeq...last, report))
             let mark = report.lastWatermark ?? (report.startSeq - 1)
             if mark >= report.startSeq {
                 figures.journaled += Int(mark - report.startSeq + 1)
@@ -154,9 +154,11 @@ enum Tally {
             let window = Int(last - mark)
             windows.append(window)
             if window > 0 {
-                for seq in (mark + 1)...last where idsBySeq[seq] == nil {
+                // With several threads, a seq between two announced ones may never have been
+                // reached by its thread: only announced seqs count.
+                for seq in (mark + 1)...last where idsBySeq[seq] == nil && report.hasAnnounced(seq) {
                     evidence.lostWindowSeqs.append(seq)
-                    if seq < last { evidence.lostReturnedSeqs.append(seq) }
+                    if report.hasReturned(seq) { evidence.lostReturnedSeqs.append(seq) }
                 }
             }
         }
@@ -184,8 +186,10 @@ enum Tally {
         }
         figures.windowMean = windows.isEmpty ? 0 : Double(figures.windowEvents) / Double(windows.count)
 
-        let sortedRanges = announcedRanges.sorted { $0.lowerBound < $1.lowerBound }
-        for seq in idsBySeq.keys.sorted() where !contains(sortedRanges, seq) { evidence.phantomSeqs.append(seq) }
+        let sortedRanges = announcedRanges.sorted { $0.range.lowerBound < $1.range.lowerBound }
+        for seq in idsBySeq.keys.sorted() where !(announcer(of: seq, in: sortedRanges)?.hasAnnounced(seq) ?? false) {
+            evidence.phantomSeqs.append(seq)
+        }
         figures.phantomSeqs = evidence.phantomSeqs.count
 
         figures.leftOnDisk = scan.eventRecords
@@ -196,16 +200,16 @@ enum Tally {
         return evidence
     }
 
-    /// Whether `seq` lies in one of `ranges` (sorted by lower bound, disjoint).
-    private static func contains(_ ranges: [ClosedRange<Int64>], _ seq: Int64) -> Bool {
+    /// The child whose seqs' range holds `seq`, if any (`ranges` sorted by lower bound, disjoint).
+    private static func announcer(of seq: Int64, in ranges: [(range: ClosedRange<Int64>, report: ChildReport)]) -> ChildReport? {
         var low = 0
         var high = ranges.count - 1
         while low <= high {
             let middle = (low + high) / 2
-            if ranges[middle].contains(seq) { return true }
-            if seq < ranges[middle].lowerBound { high = middle - 1 } else { low = middle + 1 }
+            if ranges[middle].range.contains(seq) { return ranges[middle].report }
+            if seq < ranges[middle].range.lowerBound { high = middle - 1 } else { low = middle + 1 }
         }
-        return false
+        return nil
     }
 
     /// The table, one figure a line.

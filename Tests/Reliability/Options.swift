@@ -2,8 +2,8 @@ import Foundation
 
 /// The driver's settings, from the command line.
 ///
-///     reliability [--kills N] [--minutes M] [--rate R] [--profile app|server] [--intake-log on|off] [--phases up,down,flapping] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
-///     reliability child --folder F --endpoint URL --start-seq S --rate R [--profile app|server] [--intake-log on|off]
+///     reliability [--kills N] [--minutes M] [--rate R] [--threads T] [--profile app|server] [--intake-log on|off] [--phases up,down,flapping] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
+///     reliability child --folder F --endpoint URL --start-seq S --rate R [--threads T] [--profile app|server] [--intake-log on|off]
 struct DriverOptions: Sendable {
     /// How many children are killed (at least; `--minutes` can end the loop earlier).
     var kills = 1_000
@@ -11,6 +11,10 @@ struct DriverOptions: Sendable {
     var minutes: Double?
     /// Events per second each child tracks.
     var rate = 1_000
+    /// Threads each child tracks from at once, sharing the rate (`--threads 8`: kills land inside
+    /// `track()` on several threads). Above 1 a child reports no watermark (the journal's order
+    /// interleaves the threads), so every returned call is judged by the intake log's promise.
+    var threads = 1
     /// `server`: the children use `Limits.server` (a busy server's backlog); `app`: the defaults.
     var profile = "app"
     /// Whether the children keep an intake log (`--intake-log off` measures the window without).
@@ -39,8 +43,8 @@ struct DriverOptions: Sendable {
     var injectFaults = false
 
     static let usage = """
-    usage: reliability [--kills N] [--minutes M] [--rate R] [--profile app|server] [--intake-log on|off] [--phases up,down,flapping] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
-           reliability child --folder F --endpoint URL --start-seq S --rate R [--profile app|server] [--intake-log on|off]
+    usage: reliability [--kills N] [--minutes M] [--rate R] [--threads T] [--profile app|server] [--intake-log on|off] [--phases up,down,flapping] [--phase-kills K] [--seed S] [--scale F] [--ci] [--keep] [--inject-faults]
+           reliability child --folder F --endpoint URL --start-seq S --rate R [--threads T] [--profile app|server] [--intake-log on|off]
     """
 
     /// Parses the driver's arguments (without the program name).
@@ -67,6 +71,9 @@ struct DriverOptions: Sendable {
             case "--rate":
                 guard let rate = Int(try value(flag)), (1...50_000).contains(rate) else { throw UsageError(message: "--rate takes 1 to 50000 events/s") }
                 options.rate = rate
+            case "--threads":
+                guard let threads = Int(try value(flag)), (1...64).contains(threads) else { throw UsageError(message: "--threads takes 1 to 64") }
+                options.threads = threads
             case "--profile":
                 let profile = try value(flag)
                 guard profile == "app" || profile == "server" else { throw UsageError(message: "--profile takes app or server") }
@@ -123,6 +130,8 @@ struct ChildOptions: Sendable {
     var endpoint: URL
     var startSeq: Int64
     var rate: Int
+    /// Threads tracking at once (`--threads`); 1 unless told.
+    var threads = 1
     /// `--profile server`: the server limits (`Limits.server`); else the app's.
     var server = false
     /// `--intake-log off`: the client runs without it (to compare).
@@ -146,6 +155,7 @@ struct ChildOptions: Sendable {
         let rate = values["--rate"].flatMap { Int($0) } ?? 1_000
         guard rate > 0 else { throw UsageError(message: "child: --rate must be positive") }
         var options = ChildOptions(folder: folder, endpoint: endpoint, startSeq: start, rate: rate)
+        options.threads = min(64, max(1, values["--threads"].flatMap { Int($0) } ?? 1))
         options.server = values["--profile"] == "server"
         options.intakeLog = values["--intake-log"] != "off"
         return options

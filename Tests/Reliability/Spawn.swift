@@ -8,6 +8,11 @@ import Foundation
 /// What a child said, gathered by its reader thread.
 struct ChildReport: Sendable {
     var startSeq: Int64
+    /// Threads the child tracked from; thread `i` takes seqs `startSeq + i`, `+ threads`, …
+    var threads = 1
+    /// The highest seq each thread announced (`lastAnnounced` is the highest of them): a seq is
+    /// announced when it is at most its thread's, and has returned when it is below it.
+    var lastAnnouncedByThread: [Int64?] = [nil]
     /// The highest seq announced (`t N`), hence possibly tracked; `nil` if none.
     var lastAnnounced: Int64?
     /// How many seqs were announced.
@@ -34,6 +39,19 @@ struct ChildReport: Sendable {
     /// The raw `waitpid` status.
     var waitStatus: Int32 = 0
 
+    /// The thread that tracked `seq`.
+    func thread(of seq: Int64) -> Int { Int((seq - startSeq) % Int64(threads)) }
+
+    /// Whether `seq` was announced (its thread reached it).
+    func hasAnnounced(_ seq: Int64) -> Bool {
+        seq >= startSeq && (lastAnnouncedByThread[thread(of: seq)].map { seq <= $0 } ?? false)
+    }
+
+    /// Whether the call of `seq` had returned: its thread announced a later one.
+    func hasReturned(_ seq: Int64) -> Bool {
+        seq >= startSeq && (lastAnnouncedByThread[thread(of: seq)].map { seq < $0 } ?? false)
+    }
+
     /// Whether it died of `SIGKILL` (as every child should).
     var killedBySIGKILL: Bool { (waitStatus & 0x7f) == SIGKILL }
     var exitDescription: String {
@@ -57,7 +75,8 @@ struct SpawnedChild: Sendable {
 
     /// Starts `executable` with `arguments`; its standard error goes to `stderrDescriptor`.
     static func spawn(
-        executable: String, arguments: [String], environment: [String: String], stderrDescriptor: Int32, startSeq: Int64
+        executable: String, arguments: [String], environment: [String: String], stderrDescriptor: Int32, startSeq: Int64,
+        threads: Int = 1
     ) throws -> SpawnedChild {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw SpawnError(message: "pipe: \(String(cString: strerror(errno)))") }
@@ -96,12 +115,14 @@ struct SpawnedChild: Sendable {
         let stallDump = ProcessInfo.processInfo.environment["SDL_RELIABILITY_STALL_DUMP"].flatMap { Int64($0) }
         let dumpFolder = environment["SDL_RELIABILITY_DUMP_FOLDER"] ?? "/tmp"
         let thread = Thread {
-            var report = ChildReport(startSeq: startSeq)
+            var report = ChildReport(startSeq: startSeq, threads: threads, lastAnnouncedByThread: Array(repeating: nil, count: threads))
             var dumped = false
             readLines(readEnd) { line in
                 if line.hasPrefix("t "), let seq = Int64(line.dropFirst(2)) {
                     report.announced += 1
                     report.lastAnnounced = max(report.lastAnnounced ?? seq, seq)
+                    let thread = report.thread(of: seq)
+                    report.lastAnnouncedByThread[thread] = max(report.lastAnnouncedByThread[thread] ?? seq, seq)
                     if let stallDump, !dumped, let mark = report.lastWatermark, seq - mark >= stallDump {
                         dumped = true
                         dumpStacks(pid: childPID, into: "\(dumpFolder)/stall-\(childPID).txt", note: "seq \(seq) watermark \(mark)")
