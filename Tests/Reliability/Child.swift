@@ -107,6 +107,8 @@ enum Child {
         let threads = options.threads
         let interval = UInt64(threads) * 1_000_000_000 / UInt64(options.rate)
         let start = monotonicNanoseconds()
+        // Thread 0 reads the counters about every 4 ms, as a single-threaded child does.
+        let pollEvery = UInt64(max(1, options.rate / threads / 250))
         @Sendable func lane(_ index: Int) {
             var seq = options.startSeq + Int64(index)
             var calls: UInt64 = 0
@@ -120,7 +122,7 @@ enum Child {
                 client.track("reliability", properties: ["seq": .int(seq)])
                 calls += 1
                 seq += Int64(threads)
-                guard index == 0, calls % 64 == 0 else { continue }
+                guard index == 0, calls % pollEvery == 0 else { continue }
                 let counters = client.counters
                 if counters.evictedByCaps > evicted {
                     evicted = counters.evictedByCaps
