@@ -18,7 +18,8 @@ struct SharedFolderTests {
         for seq in 0..<40 { widget.client.track("widget", properties: ["seq": .int(Int64(seq))]) }
         await app.drain()
         await widget.drain()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas").sorted() == ["a0", "a1"])
+        // Two areas (a0 and a1, or a0 and a2 when the two launches raced: see OutboxAreaTests).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas").count == 2)
         await app.client.flush()
         await widget.client.flush()
         let events = ingest.receivedEvents

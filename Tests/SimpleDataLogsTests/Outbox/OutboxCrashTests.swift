@@ -104,8 +104,10 @@ struct OutboxAreaTests {
         for seq in 0..<80 { second.client.track("second", properties: ["seq": .int(Int64(seq))]) }
         await first.drain()
         await second.drain()
+        // Two areas; not necessarily a0 and a1: two launches at once may each lock the other's
+        // fresh, empty area to see whether it is dead, and one then numbers its own a2.
         let areas = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/areas").sorted()
-        #expect(areas == ["a0", "a1"])
+        #expect(areas.count == 2, "\(areas)")
         let a0 = try JournalReader.events(inOutbox: directory.path).filter { $0.name == "first" }
         #expect(a0.count == 120)
         let firstSealed = await first.client.pipeline!.outbox.sealedBatches.map(\.eventCount)
