@@ -34,9 +34,15 @@ let package = Package(
             name: "CSignals",
             cSettings: [.enableWarning("all"), .enableWarning("extra"), .treatAllWarnings(as: .error)]
         ),
+        // One release store, for the intake log's marker (see its header): Swift's own atomics
+        // need macOS 15 and iOS 18. Part of this package, not a dependency.
+        .target(
+            name: "CMemoryOrder",
+            cSettings: [.enableWarning("all"), .enableWarning("extra"), .treatAllWarnings(as: .error)]
+        ),
         .target(
             name: "SimpleDataLogs",
-            dependencies: ["CZlib", "CSignals"],
+            dependencies: ["CZlib", "CSignals", "CMemoryOrder"],
             resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: strictSettings
         ),

@@ -58,7 +58,7 @@ EXAMPLE_SOURCES = ROOT / "Sources" / "Examples" / "SwiftUIApp"
 # (an NSException handler as a C function pointer) cannot be type-checked here; the report names it.
 # `FoundationNetworking` counts as present: on Apple URLSession is in Foundation, on Linux in
 # FoundationNetworking, and the only code under that test is the import itself.
-APPLE_COMMON = {"Darwin", "Foundation", "FoundationNetworking", "Dispatch", "os", "SwiftUI", "CZlib", "CSignals",
+APPLE_COMMON = {"Darwin", "Foundation", "FoundationNetworking", "Dispatch", "os", "SwiftUI", "CZlib", "CSignals", "CMemoryOrder",
                 "Synchronization", "CoreGraphics"}
 CONFIGURATIONS = {
     "iOS": {"os": "iOS", "modules": APPLE_COMMON | {"UIKit"}},
@@ -158,7 +158,7 @@ def evaluate(condition):
     return bool(eval(expression, {"__builtins__": {}}, {}))  # only True/False/and/or/not remain
 
 
-LINUX = {"os": "Linux", "modules": {"Glibc", "Foundation", "FoundationNetworking", "Dispatch", "CZlib", "CSignals",
+LINUX = {"os": "Linux", "modules": {"Glibc", "Foundation", "FoundationNetworking", "Dispatch", "CZlib", "CSignals", "CMemoryOrder",
                                     "Synchronization"}}
 
 
@@ -241,11 +241,13 @@ def compile_example(configuration, scratch, stand_ins, module_dir, c_modules):
 
 
 def c_module_map(scratch):
-    """CSignals as SwiftPM presents it: a module of its include folder's header."""
+    """The package's C targets as SwiftPM presents them: a module of each include folder's header."""
     folder = scratch / "c-modules"
     folder.mkdir(exist_ok=True)
-    header = ROOT / "Sources" / "CSignals" / "include" / "sdl_signals.h"
-    (folder / "module.modulemap").write_text('module CSignals {\n    header "%s"\n    export *\n}\n' % header)
+    modules = [("CSignals", "sdl_signals.h"), ("CMemoryOrder", "sdl_memory_order.h")]
+    (folder / "module.modulemap").write_text("".join(
+        'module %s {\n    header "%s"\n    export *\n}\n' % (name, ROOT / "Sources" / name / "include" / header)
+        for name, header in modules))
     return folder
 
 

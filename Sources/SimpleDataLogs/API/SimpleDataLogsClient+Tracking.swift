@@ -91,22 +91,17 @@ extension SimpleDataLogsClient {
         try TaskScope.$current.withValue(TaskScope.with(properties: properties), operation: operation)
     }
 
-    /// The hot path: stamp, enqueue, return. The event is built by a non-escaping closure inside
-    /// the intake's lock, so `track()` allocates nothing beyond the event itself.
+    /// The hot path: stamp, enqueue, return. With the intake log, the call's own arguments are
+    /// written into it under the intake's lock and the queue holds where (no ``Event`` built);
+    /// without, the event is built inside the lock, so `track()` allocates nothing beyond it.
     @discardableResult
     func record(_ name: String, properties: [String: PropertyValue], at date: Date?, eventID: UUID?, deviceID: String?, origin requested: Event.Origin = .live) -> Bool {
         let now = wallClock.nowMilliseconds
         let scope = TaskScope.current
-        let source = Self.deviceIDSource(deviceID, scope: scope)
-        let timestamp = date?.millisecondsSince1970 ?? now
-        let origin: Event.Origin = date == nil ? requested : .backdated
-        let cost = Event.memoryCost(name: name, properties: properties, deviceID: deviceID)
-        let acceptance = intake.accept(cost: cost) { ids in
-            Event(
-                name: name, id: eventID ?? ids.next(milliseconds: now), timestamp: timestamp, trackedAt: now,
-                properties: properties, origin: origin, deviceIDSource: source, scopedProperties: scope?.properties, memoryCost: cost
-            )
-        }
+        let acceptance = intake.acceptCall(
+            name: name, properties: properties, timestamp: date?.millisecondsSince1970 ?? now, trackedAt: now, eventID: eventID,
+            origin: date == nil ? requested : .backdated, deviceIDSource: Self.deviceIDSource(deviceID, scope: scope), scoped: scope?.properties
+        )
         report(acceptance)
         switch acceptance {
         case .accepted, .acceptedDroppingOldest, .acceptedUnlogged: return true

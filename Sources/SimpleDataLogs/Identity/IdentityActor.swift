@@ -77,8 +77,23 @@ actor IdentityActor {
         var tally = ChunkTally()
         var clearedBySteps = false
         var leftBehind = false
+        var log: IntakeLogFile.Mapping?
         for item in items {
+            var item = item
+            if case .logged(let record) = item {
+                // Read back (and sealed) here, off the caller's path (decision 0045).
+                if log == nil { log = intake.logMapping }
+                guard let event = log?.takeEvent(record) else {
+                    tally.invalid += 1
+                    tally.releasedCost += LoggedRecord.memoryCost(payloadCount: record.payloadCount)
+                    logger.error("An event in the intake log (record \(record.sequence)) could not be read back; it is dropped and counted as invalid. The file was changed behind the SDK's back.")
+                    continue
+                }
+                item = .event(event)
+            }
             switch item {
+            case .logged:
+                continue
             case .event(var event):
                 // Shutdown's time limit ran out: no more steps. The event is left to shutdown,
                 // which counts it as dropped at shutdown (`StepsCutoff`).

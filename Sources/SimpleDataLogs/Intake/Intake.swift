@@ -51,6 +51,23 @@ final class Intake: Sendable {
         return acceptance
     }
 
+    /// `track()`'s call: with a log, written into it and queued as where it is; else stamped and
+    /// enqueued as an event. See ``IntakeState/acceptCall(name:properties:timestamp:trackedAt:eventID:origin:deviceIDSource:scoped:)``.
+    @inline(__always)
+    func acceptCall(
+        name: String, properties: [String: PropertyValue], timestamp: Int64, trackedAt: Int64, eventID: UUID?,
+        origin: Event.Origin, deviceIDSource: Event.DeviceIDSource, scoped: [String: PropertyValue]?
+    ) -> Acceptance {
+        let (acceptance, wakes) = state.withLock {
+            $0.acceptCall(
+                name: name, properties: properties, timestamp: timestamp, trackedAt: trackedAt, eventID: eventID,
+                origin: origin, deviceIDSource: deviceIDSource, scoped: scoped
+            )
+        }
+        if wakes { wakeContinuation.yield() }
+        return acceptance
+    }
+
     /// Returns once an event of `cost` bytes would fit in the backlog, or at once when the
     /// intake stops taking events or the calling task is cancelled. Holds no thread while it
     /// waits; the journal's ``release(_:bytes:)`` wakes it. The caller then tries
@@ -184,6 +201,10 @@ final class Intake: Sendable {
     func waitUntilLogSettled() async {
         if isAwaitingLog { await logSettled.wait() }
     }
+
+    /// The intake log's mapping, for the identity stage to read the events queued as
+    /// ``IntakeItem/logged(_:)``; kept after the log closes.
+    var logMapping: IntakeLogFile.Mapping? { state.withLock { $0.logMapping } }
 
     /// Whether items are appended to an intake log.
     var hasLog: Bool { state.withLock { $0.log != nil } }

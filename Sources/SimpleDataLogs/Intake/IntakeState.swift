@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every rule of the intake, as a value: the ordered queue, the opt-out flags, the events held
 /// before `configure`, the backlog's bounds with their skipping episodes, the activity bound, the
 /// one pending wake-up, and the counters. One mutating function per input, each returning what
@@ -52,6 +54,9 @@ struct IntakeState: ParksWaiters {
     /// The intake log's writer, installed by `configure` (issue 25): every item is appended to it
     /// as it is queued, under the same lock, so the log's order is the queue's.
     private(set) var log: IntakeLogWriter?
+    /// The log's mapping, kept after the log closes: the identity stage reads the events queued
+    /// as ``IntakeItem/logged(_:)`` from it, and a close must not unmap them under it.
+    private(set) var logMapping: IntakeLogFile.Mapping?
     /// The outbox has not yet queued the ended runs' replay: items are held (not drained, and
     /// logged when there is a log) until it has, so that the replay goes in front of them.
     private(set) var awaitingLog = false
@@ -129,6 +134,53 @@ struct IntakeState: ParksWaiters {
         }
         if unloggedFirst { return (.acceptedUnlogged, drains && claimWake()) }
         return (.accepted, drains && claimWake())
+    }
+
+    /// `track()`'s path with a log (decision 0045): the call's record is written into the log
+    /// from its own fields, judged against the backlog by its bytes, published unsealed, and
+    /// queued as ``IntakeItem/logged(_:)``: no ``Event`` is built, copied or estimated, and no
+    /// checksum is made. The identity stage reads the event back and seals the record.
+    ///
+    /// Without a log, before `configure`, or when the record does not fit at the ring's head,
+    /// it is ``accept(cost:waitsWhenFull:_:)`` with the event built as always.
+    /// - Returns: The decision, and whether to wake the stage.
+    mutating func acceptCall(
+        name: String, properties: [String: PropertyValue], timestamp: Int64, trackedAt: Int64, eventID: UUID?,
+        origin: Event.Origin, deviceIDSource: Event.DeviceIDSource, scoped: [String: PropertyValue]?
+    ) -> (Acceptance, wakes: Bool) {
+        if configured, accepting, !isShutDown, log != nil {
+            let id = eventID ?? ids.next(milliseconds: trackedAt)
+            if let payloadCount = log!.writeCall(
+                name: name, id: id, timestamp: timestamp, trackedAt: trackedAt, origin: origin, deviceIDSource: deviceIDSource,
+                properties: properties, scoped: scoped
+            ) {
+                let cost = LoggedRecord.memoryCost(payloadCount: payloadCount)
+                guard backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost) else {
+                    // Left unpublished: the next record overwrites it.
+                    tracked += 1
+                    skippedBacklog += 1
+                    skippedInEpisode += 1
+                    return (.skippedBacklog(firstInEpisode: skippedInEpisode == 1, limit: backlog), false)
+                }
+                if let record = log!.publishCall(payloadCount: payloadCount) {
+                    unloggedEpisode = false
+                    tracked += 1
+                    inFlight += 1
+                    inFlightBytes += cost
+                    items.append(.logged(record))
+                    return (.accepted, drains && claimWake())
+                }
+            }
+        }
+        var explicitDeviceID: String?
+        if case .explicit(let device) = deviceIDSource { explicitDeviceID = device }
+        let cost = Event.memoryCost(name: name, properties: properties, deviceID: explicitDeviceID)
+        return accept(cost: cost, waitsWhenFull: false) { ids in
+            Event(
+                name: name, id: eventID ?? ids.next(milliseconds: trackedAt), timestamp: timestamp, trackedAt: trackedAt,
+                properties: properties, origin: origin, deviceIDSource: deviceIDSource, scopedProperties: scoped, memoryCost: cost
+            )
+        }
     }
 
     /// Counts a call the full log could not take. - Returns: Whether it opens an episode (one
@@ -241,6 +293,7 @@ struct IntakeState: ParksWaiters {
     mutating func installLog(_ writer: IntakeLogWriter?) {
         guard var writer else { return }
         for item in items { _ = writer.append(item) }
+        logMapping = writer.file.mappingForStages
         log = writer
     }
 

@@ -31,6 +31,9 @@ enum PipelineItem: Sendable {
 /// identity calls share, so that a call made before a `track` applies to that event.
 enum IntakeItem: Sendable {
     case event(Event)
+    /// An event `track()` published in the intake log (decision 0045): the identity stage reads
+    /// it from there. Never written to the log again (it is in it).
+    case logged(LoggedRecord)
     case setDeviceID(String?)
     case setDefaultProperties([String: PropertyValue])
     case setEnabled(Bool)

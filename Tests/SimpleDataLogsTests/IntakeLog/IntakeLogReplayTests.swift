@@ -46,7 +46,7 @@ struct IntakeLogReplayTests {
             case .reset(let device): "reset(\(device ?? "-"))"
             case .setEnabled(let enabled): "setEnabled(\(enabled))"
             case .activity: "activity"
-            case .barrier, .crashRecordHandedOver, .rotateKey: "other"
+            case .barrier, .crashRecordHandedOver, .rotateKey, .logged: "other"
             }
         }
     }

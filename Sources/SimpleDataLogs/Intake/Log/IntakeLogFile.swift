@@ -184,6 +184,20 @@ package struct IntakeLogFile: Sendable {
         return .written(sequence)
     }
 
+    /// ``finishUnmeasured(kind:payloadCount:)`` for `track()`'s own event: the record is
+    /// published unsealed (no checksum on the caller's path; the identity stage seals it when it
+    /// reads it, ``LoggedRecord``), and the caller is told where it is.
+    /// - Returns: The record, or nil when the log is closed or its slots are not free.
+    mutating func publishUnmeasured(kind: UInt8, payloadCount: Int) -> LoggedRecord? {
+        guard let base = mapping?.base else { return nil }
+        let head = ring.head
+        let sequence = nextSequence
+        guard ring.claimAtHead(slots: IntakeLogFormat.slots(forPayload: payloadCount), sequence: sequence) else { return nil }
+        nextSequence += 1
+        IntakeLogFormat.publishRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: base + IntakeLogFormat.headerSize + head * IntakeLogFormat.slotSize)
+        return LoggedRecord(sequence: sequence, slot: head, payloadCount: payloadCount)
+    }
+
     /// Whether records of these slot counts would all fit now, one after another (a replay is
     /// appended whole or not at all: half of one would be replayed again with its source).
     func fits(_ slotCounts: [Int]) -> Bool {
@@ -229,6 +243,10 @@ package struct IntakeLogFile: Sendable {
         ring.release(through: sequence)
         mapping?.base?.storeBytes(of: sequence.littleEndian, toByteOffset: IntakeLogFormat.releasedOffset, as: UInt64.self)
     }
+
+    /// The mapping, for the identity stage to read and seal the records `track()` published
+    /// (``LoggedRecord``); nil once closed.
+    var mappingForStages: Mapping? { mapping }
 
     /// The records not released yet.
     package var heldCount: Int { ring.held.count }

@@ -108,7 +108,7 @@ struct IntakeLogReplay: Sendable {
             current = Identity()
         case .replayEnds:
             if let live = aside.popLast() { current = live }
-        case .event, .setEnabled, .activity, .barrier, .crashRecordHandedOver, .rotateKey:
+        case .event, .logged, .setEnabled, .activity, .barrier, .crashRecordHandedOver, .rotateKey:
             break
         }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the intake appends to its log, under the intake's own lock, in the order of its queue:
 /// every call as it is made (``append(_:)``), and a checkpoint of the identity calls so far every
 /// eighth of the ring, so that recovery can start at a checkpoint instead of at the log's first
@@ -61,6 +63,38 @@ struct IntakeLogWriter: Sendable {
             IntakeRecordCodec.write(event, at: $0, size: size)
         }
         return wrote(measured, payloadCount: size, isCheckpoint: false)
+    }
+
+    /// Writes the record of the event a `track()` call's fields make at the ring's head, not yet
+    /// published: the first of two steps, so that the caller can judge the backlog by the bytes
+    /// written before it takes the event (``publishCall(payloadCount:)``), or leave it (nothing
+    /// is claimed, and the next record overwrites it).
+    /// - Returns: The payload's bytes; nil when a due checkpoint does not fit (the log is full) or
+    ///   the record does not fit at the head: the caller takes the measured path
+    ///   (``append(event:)``), which places it anywhere or finds the log full.
+    @inline(__always)
+    mutating func writeCall(
+        name: String, id: UUID, timestamp: Int64, trackedAt: Int64, origin: Event.Origin, deviceIDSource: Event.DeviceIDSource,
+        properties: [String: PropertyValue], scoped: [String: PropertyValue]?
+    ) -> Int? {
+        if slotsSinceCheckpoint >= checkpointInterval {
+            guard write(.restoreIdentity(deviceID: deviceID, defaults: defaults), isCheckpoint: true) else { return nil }
+        }
+        guard let room = file.beginUnmeasured() else { return nil }
+        return IntakeRecordCodec.writeCall(
+            name: name, id: id, timestamp: timestamp, trackedAt: trackedAt, origin: origin, deviceIDSource: deviceIDSource,
+            properties: properties, scoped: scoped, at: room.start, end: room.end
+        )
+    }
+
+    /// Publishes the record ``writeCall(name:id:timestamp:trackedAt:origin:deviceIDSource:properties:scoped:)``
+    /// wrote, unsealed (``IntakeLogFile/publishUnmeasured(kind:payloadCount:)``).
+    /// - Returns: Where it is, for the queue; nil when the log was closed meanwhile.
+    mutating func publishCall(payloadCount: Int) -> LoggedRecord? {
+        guard let record = file.publishUnmeasured(kind: IntakeRecordCodec.Kind.event.rawValue, payloadCount: payloadCount) else { return nil }
+        lastSequence = record.sequence
+        slotsSinceCheckpoint += IntakeLogFormat.slots(forPayload: payloadCount)
+        return record
     }
 
     /// Frees every record up to `sequence`: the journal holds them (``IntakeLogFile/release(through:)``).

@@ -145,31 +145,44 @@ extension IntakeRecordCodec {
         }
 
         mutating func event(_ event: borrowing Event) {
+            call(
+                name: event.name, id: event.id, timestamp: event.timestamp, trackedAt: event.trackedAt, origin: event.origin,
+                deviceIDSource: event.deviceIDSource, properties: event.properties, scoped: event.scopedProperties
+            )
+        }
+
+        /// An event's record from the fields of the call that tracked it: what ``event(_:)``
+        /// writes for the `Event` those fields make. `track()` writes this, and builds no event.
+        @inline(__always)
+        mutating func call(
+            name: String, id: UUID, timestamp: Int64, trackedAt: Int64, origin: Event.Origin,
+            deviceIDSource: Event.DeviceIDSource, properties: [String: PropertyValue], scoped: [String: PropertyValue]?
+        ) {
             guard reserve(1) else { return }
             byte(Kind.event.rawValue)
-            string(event.name)
+            string(name)
             // The id, both times, the origin and the device's flag.
             guard reserve(16 + 8 + 8 + 1 + 1) else { return }
-            withUnsafeBytes(of: event.id.uuid) { cursor.copyMemory(from: $0.baseAddress!, byteCount: 16) }
+            withUnsafeBytes(of: id.uuid) { cursor.copyMemory(from: $0.baseAddress!, byteCount: 16) }
             cursor += 16
-            integer(UInt64(truncatingIfNeeded: event.timestamp))
-            integer(UInt64(truncatingIfNeeded: event.trackedAt))
-            switch event.origin {
+            integer(UInt64(truncatingIfNeeded: timestamp))
+            integer(UInt64(truncatingIfNeeded: trackedAt))
+            switch origin {
             case .live: byte(0)
             case .backdated: byte(1)
             case .autocaptured: byte(2)
             }
-            if case .explicit(let device) = event.deviceIDSource {
+            if case .explicit(let device) = deviceIDSource {
                 byte(1)
                 string(device)
             } else {
                 byte(0)
             }
-            properties(event.properties)
+            self.properties(properties)
             guard reserve(1) else { return }
-            if let scoped = event.scopedProperties {
+            if let scoped {
                 byte(1)
-                properties(scoped)
+                self.properties(scoped)
             } else {
                 byte(0)
             }
@@ -177,19 +190,7 @@ extension IntakeRecordCodec {
 
         /// ``event(_:)`` for a live event with no device id and no scope, from its fields.
         mutating func liveEvent(name: String, id: UUID, timestamp: Int64, properties: [String: PropertyValue]) {
-            guard reserve(1) else { return }
-            byte(Kind.event.rawValue)
-            string(name)
-            guard reserve(16 + 8 + 8 + 1 + 1) else { return }
-            withUnsafeBytes(of: id.uuid) { cursor.copyMemory(from: $0.baseAddress!, byteCount: 16) }
-            cursor += 16
-            integer(UInt64(truncatingIfNeeded: timestamp))
-            integer(UInt64(truncatingIfNeeded: timestamp))
-            byte(0)  // live
-            byte(0)  // no device id of its own
-            self.properties(properties)
-            guard reserve(1) else { return }
-            byte(0)  // no scope
+            call(name: name, id: id, timestamp: timestamp, trackedAt: timestamp, origin: .live, deviceIDSource: .inherited, properties: properties, scoped: nil)
         }
 
         mutating func item(_ item: IntakeItem) {
@@ -232,7 +233,7 @@ extension IntakeRecordCodec {
             case .replayEnds:
                 guard reserve(1) else { return }
                 byte(Kind.replayEnds.rawValue)
-            case .barrier, .crashRecordHandedOver, .rotateKey:
+            case .barrier, .crashRecordHandedOver, .rotateKey, .logged:
                 break
             }
         }

@@ -51,7 +51,7 @@ package enum IntakeRecordCodec {
         case .restoreIdentity: .restoreIdentity
         case .replayBegins: .replayBegins
         case .replayEnds: .replayEnds
-        case .barrier, .crashRecordHandedOver, .rotateKey: nil
+        case .barrier, .crashRecordHandedOver, .rotateKey, .logged: nil
         }
     }
 
@@ -85,7 +85,7 @@ package enum IntakeRecordCodec {
             return 2 + (device.map(stringSize) ?? 0) + propertiesSize(defaults)
         case .replayBegins, .replayEnds:
             return 1
-        case .barrier, .crashRecordHandedOver, .rotateKey:
+        case .barrier, .crashRecordHandedOver, .rotateKey, .logged:
             return nil
         }
     }
@@ -115,6 +115,22 @@ package enum IntakeRecordCodec {
     package static func write(_ event: borrowing Event, at start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer) -> Int? {
         var writer = Writer(at: start, end: end)
         writer.event(event)
+        return writer.overflowed ? nil : writer.cursor - start
+    }
+
+    /// Writes the record of the event a `track()` call's fields make into the room from `start`
+    /// to `end`, with no ``Event`` built: the bytes ``write(_:at:end:)`` writes for that event.
+    /// - Returns: The bytes written, or nil when the record does not fit.
+    @inline(__always)
+    static func writeCall(
+        name: String, id: UUID, timestamp: Int64, trackedAt: Int64, origin: Event.Origin, deviceIDSource: Event.DeviceIDSource,
+        properties: [String: PropertyValue], scoped: [String: PropertyValue]?, at start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer
+    ) -> Int? {
+        var writer = Writer(at: start, end: end)
+        writer.call(
+            name: name, id: id, timestamp: timestamp, trackedAt: trackedAt, origin: origin, deviceIDSource: deviceIDSource,
+            properties: properties, scoped: scoped
+        )
         return writer.overflowed ? nil : writer.cursor - start
     }
 
