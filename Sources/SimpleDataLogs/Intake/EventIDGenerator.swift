@@ -20,6 +20,12 @@ package struct EventIDGenerator: Sendable {
 
     /// The next id, whose first 48 bits are `milliseconds`, so ids sort by creation time.
     package mutating func next(milliseconds: Int64) -> UUID {
+        nextWords(milliseconds: milliseconds).uuid
+    }
+
+    /// ``next(milliseconds:)`` as its two words, with no `UUID` made: what `track()` writes into
+    /// the intake log (Foundation's `UUID` from 16 bytes cost 80 instructions a call, callgrind).
+    mutating func nextWords(milliseconds: Int64) -> EventIDWords {
         let high = nextRandom()
         let low = nextRandom()
         let time = UInt64(truncatingIfNeeded: milliseconds) & 0xFFFF_FFFF_FFFF
@@ -27,7 +33,7 @@ package struct EventIDGenerator: Sendable {
         let upper = (time << 16) | 0x7000 | (high & 0x0FFF)
         // The variant bits 10, then 62 random bits.
         let lower = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        return UUID(upper: upper, lower: lower)
+        return EventIDWords(upper: upper, lower: lower)
     }
 
     /// wyrand: one multiply per 64 bits, passes BigCrush, and is tiny.
@@ -36,4 +42,23 @@ package struct EventIDGenerator: Sendable {
         let product = state.multipliedFullWidth(by: state ^ 0xE703_7ED1_A0B4_28DB)
         return product.high ^ product.low
     }
+}
+
+/// An event id as two words, the first 8 of its 16 bytes and the last 8, each read big-endian.
+struct EventIDWords: Sendable, Equatable {
+    var upper: UInt64
+    var lower: UInt64
+
+    init(upper: UInt64, lower: UInt64) {
+        self.upper = upper
+        self.lower = lower
+    }
+
+    init(_ id: UUID) {
+        (upper, lower) = withUnsafeBytes(of: id.uuid) {
+            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
+
+    var uuid: UUID { UUID(upper: upper, lower: lower) }
 }

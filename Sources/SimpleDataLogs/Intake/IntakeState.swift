@@ -57,6 +57,8 @@ struct IntakeState: ParksWaiters {
     /// The log's mapping, kept after the log closes: the identity stage reads the events queued
     /// as ``IntakeItem/logged(_:)`` from it, and a close must not unmap them under it.
     private(set) var logMapping: IntakeLogFile.Mapping?
+    /// Whether `log` is set: tested on `track()`'s path without copying the writer.
+    private var logging = false
     /// The outbox has not yet queued the ended runs' replay: items are held (not drained, and
     /// logged when there is a log) until it has, so that the replay goes in front of them.
     private(set) var awaitingLog = false
@@ -117,8 +119,8 @@ struct IntakeState: ParksWaiters {
         // A full log (the journal far behind, within the backlog's bounds) costs the call its
         // protection against a kill, never the call: it waits in memory, as without a log.
         var unloggedFirst = false
-        if log != nil {
-            if log!.append(event: event) { unloggedEpisode = false } else { unloggedFirst = noteUnlogged() }
+        if logging {
+            if log?.append(event: event) == true { unloggedEpisode = false } else { unloggedFirst = noteUnlogged() }
         }
         tracked += 1
         inFlight += 1
@@ -148,9 +150,11 @@ struct IntakeState: ParksWaiters {
         name: String, properties: [String: PropertyValue], timestamp: Int64, trackedAt: Int64, eventID: UUID?,
         origin: Event.Origin, deviceIDSource: Event.DeviceIDSource, scoped: [String: PropertyValue]?
     ) -> (Acceptance, wakes: Bool) {
-        if configured, accepting, !isShutDown, log != nil {
-            let id = eventID ?? ids.next(milliseconds: trackedAt)
-            if let payloadCount = log!.writeCall(
+        // `logging` and `log?.`, never `log != nil` then `log!.`: the comparison copied the whole
+        // writer (a retain and a release of each of its references) twice a call (callgrind).
+        if configured, accepting, !isShutDown, logging {
+            let id = eventID.map(EventIDWords.init) ?? ids.nextWords(milliseconds: trackedAt)
+            if let payloadCount = log?.writeCall(
                 name: name, id: id, timestamp: timestamp, trackedAt: trackedAt, origin: origin, deviceIDSource: deviceIDSource,
                 properties: properties, scoped: scoped
             ) {
@@ -162,7 +166,7 @@ struct IntakeState: ParksWaiters {
                     skippedInEpisode += 1
                     return (.skippedBacklog(firstInEpisode: skippedInEpisode == 1, limit: backlog), false)
                 }
-                if let record = log!.publishCall(payloadCount: payloadCount) {
+                if let record = log?.publishCall(payloadCount: payloadCount) {
                     unloggedEpisode = false
                     tracked += 1
                     inFlight += 1
@@ -295,6 +299,7 @@ struct IntakeState: ParksWaiters {
         for item in items { _ = writer.append(item) }
         logMapping = writer.file.mappingForStages
         log = writer
+        logging = true
     }
 
     /// Queues what earlier runs' logs left in front of everything held, and lets the stage
@@ -334,6 +339,7 @@ struct IntakeState: ParksWaiters {
     mutating func closeLog() {
         if log != nil { log!.close() }
         log = nil
+        logging = false
     }
 
     /// Takes everything queued, in order, by swapping it with `buffer` (which must be empty).

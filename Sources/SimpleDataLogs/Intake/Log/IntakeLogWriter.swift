@@ -74,7 +74,7 @@ struct IntakeLogWriter: Sendable {
     ///   (``append(event:)``), which places it anywhere or finds the log full.
     @inline(__always)
     mutating func writeCall(
-        name: String, id: UUID, timestamp: Int64, trackedAt: Int64, origin: Event.Origin, deviceIDSource: Event.DeviceIDSource,
+        name: String, id: EventIDWords, timestamp: Int64, trackedAt: Int64, origin: Event.Origin, deviceIDSource: Event.DeviceIDSource,
         properties: [String: PropertyValue], scoped: [String: PropertyValue]?
     ) -> Int? {
         if slotsSinceCheckpoint >= checkpointInterval {

@@ -146,7 +146,7 @@ extension IntakeRecordCodec {
 
         mutating func event(_ event: borrowing Event) {
             call(
-                name: event.name, id: event.id, timestamp: event.timestamp, trackedAt: event.trackedAt, origin: event.origin,
+                name: event.name, id: EventIDWords(event.id), timestamp: event.timestamp, trackedAt: event.trackedAt, origin: event.origin,
                 deviceIDSource: event.deviceIDSource, properties: event.properties, scoped: event.scopedProperties
             )
         }
@@ -155,7 +155,7 @@ extension IntakeRecordCodec {
         /// writes for the `Event` those fields make. `track()` writes this, and builds no event.
         @inline(__always)
         mutating func call(
-            name: String, id: UUID, timestamp: Int64, trackedAt: Int64, origin: Event.Origin,
+            name: String, id: EventIDWords, timestamp: Int64, trackedAt: Int64, origin: Event.Origin,
             deviceIDSource: Event.DeviceIDSource, properties: [String: PropertyValue], scoped: [String: PropertyValue]?
         ) {
             guard reserve(1) else { return }
@@ -163,7 +163,8 @@ extension IntakeRecordCodec {
             string(name)
             // The id, both times, the origin and the device's flag.
             guard reserve(16 + 8 + 8 + 1 + 1) else { return }
-            withUnsafeBytes(of: id.uuid) { cursor.copyMemory(from: $0.baseAddress!, byteCount: 16) }
+            cursor.storeBytes(of: id.upper.bigEndian, as: UInt64.self)
+            cursor.storeBytes(of: id.lower.bigEndian, toByteOffset: 8, as: UInt64.self)
             cursor += 16
             integer(UInt64(truncatingIfNeeded: timestamp))
             integer(UInt64(truncatingIfNeeded: trackedAt))
@@ -190,7 +191,7 @@ extension IntakeRecordCodec {
 
         /// ``event(_:)`` for a live event with no device id and no scope, from its fields.
         mutating func liveEvent(name: String, id: UUID, timestamp: Int64, properties: [String: PropertyValue]) {
-            call(name: name, id: id, timestamp: timestamp, trackedAt: timestamp, origin: .live, deviceIDSource: .inherited, properties: properties, scoped: nil)
+            call(name: name, id: EventIDWords(id), timestamp: timestamp, trackedAt: timestamp, origin: .live, deviceIDSource: .inherited, properties: properties, scoped: nil)
         }
 
         mutating func item(_ item: IntakeItem) {

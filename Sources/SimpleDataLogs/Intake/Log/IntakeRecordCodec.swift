@@ -123,7 +123,7 @@ package enum IntakeRecordCodec {
     /// - Returns: The bytes written, or nil when the record does not fit.
     @inline(__always)
     static func writeCall(
-        name: String, id: UUID, timestamp: Int64, trackedAt: Int64, origin: Event.Origin, deviceIDSource: Event.DeviceIDSource,
+        name: String, id: EventIDWords, timestamp: Int64, trackedAt: Int64, origin: Event.Origin, deviceIDSource: Event.DeviceIDSource,
         properties: [String: PropertyValue], scoped: [String: PropertyValue]?, at start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer
     ) -> Int? {
         var writer = Writer(at: start, end: end)
