@@ -77,13 +77,21 @@ actor IdentityActor {
         var tally = ChunkTally()
         var clearedBySteps = false
         var leftBehind = false
+        // Taken once a chunk, and held while it is read: a close cannot unmap it meanwhile.
         var log: IntakeLogFile.Mapping?
         for item in items {
             var item = item
             if case .logged(let record) = item {
                 // Read back (and sealed) here, off the caller's path (decision 0045).
                 if log == nil { log = intake.logMapping }
-                guard let event = log?.takeEvent(record) else {
+                guard let log else {
+                    // The log closed under a stage that outlived the outbox (shutdown): the
+                    // record stays in the file for the next launch, and shutdown counts the
+                    // event as dropped at shutdown, as one its time limit cut off.
+                    leftBehind = true
+                    continue
+                }
+                guard let event = log.takeEvent(record) else {
                     tally.invalid += 1
                     tally.releasedCost += LoggedRecord.memoryCost(payloadCount: record.payloadCount)
                     logger.error("An event in the intake log (record \(record.sequence)) could not be read back; it is dropped and counted as invalid. The file was changed behind the SDK's back.")

@@ -203,7 +203,7 @@ final class Intake: Sendable {
     }
 
     /// The intake log's mapping, for the identity stage to read the events queued as
-    /// ``IntakeItem/logged(_:)``; kept after the log closes.
+    /// ``IntakeItem/logged(_:)``; nil once the log is closed.
     var logMapping: IntakeLogFile.Mapping? { state.withLock { $0.logMapping } }
 
     /// Whether items are appended to an intake log.

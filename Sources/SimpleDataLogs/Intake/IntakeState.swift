@@ -54,8 +54,9 @@ struct IntakeState: ParksWaiters {
     /// The intake log's writer, installed by `configure` (issue 25): every item is appended to it
     /// as it is queued, under the same lock, so the log's order is the queue's.
     private(set) var log: IntakeLogWriter?
-    /// The log's mapping, kept after the log closes: the identity stage reads the events queued
-    /// as ``IntakeItem/logged(_:)`` from it, and a close must not unmap them under it.
+    /// The log's mapping, for the identity stage to read the events queued as
+    /// ``IntakeItem/logged(_:)``; nil once the log is closed (the outbox is closing: what is
+    /// still queued stays in the file for the next launch).
     private(set) var logMapping: IntakeLogFile.Mapping?
     /// Whether `log` is set: tested on `track()`'s path without copying the writer.
     private var logging = false
@@ -340,6 +341,9 @@ struct IntakeState: ParksWaiters {
         if log != nil { log!.close() }
         log = nil
         logging = false
+        // The lock goes with the last reference: the next launch takes this file. A stage
+        // reading a record holds its own reference until it is done.
+        logMapping = nil
     }
 
     /// Takes everything queued, in order, by swapping it with `buffer` (which must be empty).

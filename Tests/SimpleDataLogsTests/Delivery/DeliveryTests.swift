@@ -236,7 +236,8 @@ struct DeliveryTests {
             delivery.track(0..<100)
             try await withTimeLimit(waitingFor: "flushAndDisable to return (its own limit runs on the manual clock)") { await delivery.client.flushAndDisable(timeLimit: .seconds(10)) }
             #expect(delivery.deliveredSeqs == Array(0..<50))
-            #expect(JournalReader.files(under: delivery.test.directory.path).allSatisfy { $0.hasSuffix("/lock") || $0.hasSuffix("/owner") })
+            #expect(OptOutLeftovers.files(under: delivery.test.directory.path).allSatisfy { $0.hasSuffix("/lock") || $0.hasSuffix("/owner") })
+            #expect(OptOutLeftovers.loggedEvents(under: delivery.test.directory.path) == 0)
             delivery.client.track("after")
             #expect(delivery.client.counters.ignoredWhileDisabled == 1)
             let counters = delivery.client.counters
@@ -276,7 +277,8 @@ struct DeliveryTests {
             next.configure()
             await next.client.flush()
             #expect(ingest.summary.requests == 0)
-            #expect(JournalReader.files(under: directory.path) == ["areas/a0/lock", "areas/a0/owner"])
+            #expect(OptOutLeftovers.files(under: directory.path) == ["areas/a0/lock", "areas/a0/owner"])
+            #expect(OptOutLeftovers.loggedEvents(under: directory.path) == 0)
         }
         ingest.stop()
     }

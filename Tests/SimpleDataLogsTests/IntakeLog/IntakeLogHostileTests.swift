@@ -235,16 +235,21 @@ struct IntakeLogHostileTests {
         }
     }
 
-    @Test("off by default, on in the server configuration; a client keeps a log only when asked")
-    func optIn() async throws {
-        #expect(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_x").keepsIntakeLog == false)
+    @Test("on by default and in the server configuration; a client turned off keeps none")
+    func onByDefault() async throws {
+        #expect(SimpleDataLogsClient.Configuration(ingestKey: "sdl_pub_x").keepsIntakeLog == true)
         #expect(SimpleDataLogsClient.Configuration.server(ingestKey: "sdl_sec_x").keepsIntakeLog == true)
+        await withTestClient(adjust: { $0.keepsIntakeLog = false }) { off in
+            await off.drain()
+            #expect(!off.client.hasIntakeLog)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: off.directory.path + "/areas/a0")) ?? []
+            #expect(!names.contains { $0.hasPrefix("intake-") })
+            #expect(Self.rootLogs(in: off.directory).isEmpty)
+        }
         await withTestClient { plain in
             await plain.drain()
-            #expect(!plain.client.hasIntakeLog)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: plain.directory.path + "/areas/a0")) ?? []
-            #expect(!names.contains { $0.hasPrefix("intake-") })
-            #expect(Self.rootLogs(in: plain.directory).isEmpty)
+            #expect(plain.client.hasIntakeLog)
+            #expect(Self.rootLogs(in: plain.directory).count == 1)
         }
         await withTestClient(adjust: { $0 = .server(ingestKey: $0.ingestKey, endpoint: $0.endpoint, storageDirectory: $0.storageDirectory) }) { server in
             await server.drain()

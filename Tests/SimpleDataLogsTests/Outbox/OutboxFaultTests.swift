@@ -196,7 +196,8 @@ struct OutboxFaultTests {
             test.client.setEnabled(false)
             test.client.track("ignored")
             await test.drain()
-            #expect(JournalReader.files(under: test.directory.path) == ["areas/a0/lock", "areas/a0/owner"], "the lock and the owner (no event) stay")
+            #expect(OptOutLeftovers.files(under: test.directory.path) == ["areas/a0/lock", "areas/a0/owner"], "the lock and the owner (no event) stay")
+            #expect(OptOutLeftovers.loggedEvents(under: test.directory.path) == 0, "the intake log stays, zeroed of its events")
             let counters = test.client.counters
             #expect(counters.deletedByOptOut == 120 && counters.pending == 0)
             #expect(counters.isBalanced, "\(counters)")
@@ -216,7 +217,8 @@ struct OutboxFaultTests {
             next.client.setEnabled(false)
             next.configure()
             await next.drain()
-            #expect(JournalReader.files(under: directory.path) == ["areas/a0/lock", "areas/a0/owner"])
+            #expect(OptOutLeftovers.files(under: directory.path) == ["areas/a0/lock", "areas/a0/owner"])
+            #expect(OptOutLeftovers.loggedEvents(under: directory.path) == 0, "\(JournalReader.files(under: directory.path))")
             #expect(next.client.counters.deletedByOptOut == 75)
         }
     }
