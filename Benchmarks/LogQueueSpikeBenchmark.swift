@@ -46,7 +46,7 @@ struct LogQueueSpikeBenchmark {
         let phases = Set((ProcessInfo.processInfo.environment["SDL_LOGQUEUE_PHASES"] ?? "default,log,queue,unsummed,mum,encode,floor").split(separator: ",").map(String.init))
         var results: [String: [UInt32]] = [:]
         if phases.contains("default") {
-            let client = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("default"))
+            let client = BenchEvent.makeClient(folder: folder.url.appendingPathComponent("default"), intakeLog: false)
             results["default"] = Self.pacedDefault(client, calls: calls)
             await client.shutdown(timeLimit: .seconds(2))
         }

@@ -154,19 +154,17 @@ struct IntakeState: ParksWaiters {
         // `logging` and `log?.`, never `log != nil` then `log!.`: the comparison copied the whole
         // writer (a retain and a release of each of its references) twice a call (callgrind).
         if configured, accepting, !isShutDown, logging {
+            // A backlog full by count (or by bytes, whatever the cost) skips before encoding:
+            // a flood of calls past the bound costs no more than without the log.
+            if inFlight > 0, inFlight >= backlog.events || inFlightBytes >= backlog.bytes { return skipForBacklog() }
             let id = eventID.map(EventIDWords.init) ?? ids.nextWords(milliseconds: trackedAt)
             if let payloadCount = log?.writeCall(
                 name: name, id: id, timestamp: timestamp, trackedAt: trackedAt, origin: origin, deviceIDSource: deviceIDSource,
                 properties: properties, scoped: scoped
             ) {
                 let cost = LoggedRecord.memoryCost(payloadCount: payloadCount)
-                guard backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost) else {
-                    // Left unpublished: the next record overwrites it.
-                    tracked += 1
-                    skippedBacklog += 1
-                    skippedInEpisode += 1
-                    return (.skippedBacklog(firstInEpisode: skippedInEpisode == 1, limit: backlog), false)
-                }
+                // Left unpublished when skipped: the next record overwrites it.
+                guard backlog.hasRoom(inFlight: inFlight, inFlightBytes: inFlightBytes, cost: cost) else { return skipForBacklog() }
                 if let record = log?.publishCall(payloadCount: payloadCount) {
                     unloggedEpisode = false
                     tracked += 1
@@ -186,6 +184,14 @@ struct IntakeState: ParksWaiters {
                 properties: properties, origin: origin, deviceIDSource: deviceIDSource, scopedProperties: scoped, memoryCost: cost
             )
         }
+    }
+
+    /// Counts a call the backlog's bound skips (once configured).
+    private mutating func skipForBacklog() -> (Acceptance, wakes: Bool) {
+        tracked += 1
+        skippedBacklog += 1
+        skippedInEpisode += 1
+        return (.skippedBacklog(firstInEpisode: skippedInEpisode == 1, limit: backlog), false)
     }
 
     /// Counts a call the full log could not take. - Returns: Whether it opens an episode (one
