@@ -33,8 +33,8 @@ extension IntakeLogFile.Mapping {
               IntakeLogFormat.headerSize + (record.slot + slots) * IntakeLogFormat.slotSize <= byteCount else { return nil }
         let start = base + IntakeLogFormat.headerSize + record.slot * IntakeLogFormat.slotSize
         guard UInt64(littleEndian: start.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) == record.sequence else { return nil }
-        let payload = [UInt8](UnsafeRawBufferPointer(start: start + IntakeLogFormat.recordHeaderSize, count: record.payloadCount))
         IntakeLogFormat.seal(at: start, payloadCount: record.payloadCount)
+        let payload = UnsafeRawBufferPointer(start: start + IntakeLogFormat.recordHeaderSize, count: record.payloadCount)
         guard case .event(var event)? = IntakeRecordCodec.decode(payload) else { return nil }
         event.memoryCost = LoggedRecord.memoryCost(payloadCount: record.payloadCount)
         return event
