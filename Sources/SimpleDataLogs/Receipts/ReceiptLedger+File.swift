@@ -1,7 +1,7 @@
 import Foundation
 
 /// The ledger's files: two slots in the area, `receipts.ledger` and `receipts.ledger.1`, each one
-/// record in the outbox's record format (DESIGN.md, "Record format": a marker, the length and a
+/// record in the outbox's record format (DESIGN.md, "Layout", its **Records**: a marker, the length and a
 /// CRC-32 before the payload), whose payload is `{"sdl_ledger":1,"stored":n,"ledger":{…}}`. Each
 /// store rewrites the slot that does not hold the newest copy, in place: no new file, no rename
 /// (a quarter of a millisecond per store, measured, on the path of every delivery). A kill during
