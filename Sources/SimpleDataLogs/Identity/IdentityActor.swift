@@ -79,6 +79,10 @@ actor IdentityActor {
         var leftBehind = false
         // Taken once a chunk, and held while it is read: a close cannot unmap it meanwhile.
         var log: IntakeLogFile.Mapping?
+        // The newest record read back: every record before it in the log came before it in the
+        // queue, so a barrier after it may release the log through it (a `flush()` then leaves
+        // the log released, not only at the chunk's end).
+        var readThrough: UInt64?
         for item in items {
             var item = item
             if case .logged(let record) = item {
@@ -97,6 +101,7 @@ actor IdentityActor {
                     logger.error("An event in the intake log (record \(record.sequence)) could not be read back; it is dropped and counted as invalid. The file was changed behind the SDK's back.")
                     continue
                 }
+                readThrough = record.sequence
                 item = .event(event)
             }
             switch item {
@@ -154,6 +159,7 @@ actor IdentityActor {
             case .setEnabled(let enabled):
                 if !enabled { output.append(.optOut) }
             case .barrier(let barrier):
+                if let readThrough, !leftBehind { output.append(.logPosition(readThrough)) }
                 output.append(.barrier(barrier))
             case .rotateKey(let rotation):
                 output.append(.rotateKey(rotation))

@@ -184,8 +184,11 @@ final class Intake: Sendable {
         state.withLock { $0.wipeReleasedLog() }
     }
 
-    /// Stops logging and lets go of the log's mapping (the outbox is closing); the file stays.
-    func closeLog() {
+    /// Stops logging and lets go of the log's mapping (the outbox is closing).
+    /// - Returns: Whether the journal held every record the log took: then the file holds
+    ///   nothing the next launch needs.
+    @discardableResult
+    func closeLog() -> Bool {
         state.withLock { $0.closeLog() }
     }
 

@@ -343,13 +343,18 @@ struct IntakeState: ParksWaiters {
 
     /// Stops logging: the outbox is closing. Later calls are not logged (nothing takes them to
     /// the journal either); the file stays, released up to what the journal holds.
-    mutating func closeLog() {
+    /// - Returns: Whether the journal held every record the log took (nothing is left in it for
+    ///   the next launch); false without a log.
+    @discardableResult
+    mutating func closeLog() -> Bool {
+        let fullyReleased = log?.isFullyReleased ?? false
         if log != nil { log!.close() }
         log = nil
         logging = false
         // The lock goes with the last reference: the next launch takes this file. A stage
         // reading a record holds its own reference until it is done.
         logMapping = nil
+        return fullyReleased
     }
 
     /// Takes everything queued, in order, by swapping it with `buffer` (which must be empty).

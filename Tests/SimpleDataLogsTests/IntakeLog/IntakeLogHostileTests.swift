@@ -214,6 +214,31 @@ struct IntakeLogHostileTests {
         }
     }
 
+    @Test("a clean shutdown deletes this run's log once the journal holds all of it; when the journal could not write some events, the log stays with them for the next launch")
+    func shutdownLeavesNoLog() async throws {
+        let directory = TemporaryDirectory()
+        try await withTestClient(directory: directory) { test throws in
+            for seq in 0..<5 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            await test.drain()
+            #expect(Self.rootLogs(in: directory).count == 1)
+            await shutDown(test.client)
+            #expect(Self.rootLogs(in: directory).isEmpty, "no 4 MiB file left behind")
+            #expect(try JournalReader.events(inOutbox: directory.path).count == 5, "the events are in the journal")
+        }
+        let fileSystem = FaultInjectingFileSystem()
+        let full = TemporaryDirectory()
+        try await withTestClient(faults: fileSystem.injection, directory: full) { test throws in
+            for seq in 0..<3 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            await test.drain()
+            fileSystem.failWrites(with: ENOSPC)
+            for seq in 3..<6 { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
+            await test.drain()
+            #expect(try Self.unreleasedSeqs(in: full) == [3, 4, 5])
+            await shutDown(test.client, timeLimit: .milliseconds(100))
+            #expect(try Self.unreleasedSeqs(in: full) == [3, 4, 5], "kept for the next launch")
+        }
+    }
+
     @Test("a disk that fills during the run: what the journal cannot write stays unreleased in the log, and is released once it can")
     func fullDiskDuringTheRun() async throws {
         let fileSystem = FaultInjectingFileSystem()

@@ -251,6 +251,9 @@ package struct IntakeLogFile: Sendable {
     /// The records not released yet.
     package var heldCount: Int { ring.held.count }
 
+    /// Whether every record written is released: the journal holds all of it.
+    var isFullyReleased: Bool { nextSequence == 0 || releasedThrough >= nextSequence - 1 }
+
     /// Whether `path` still names the file this log maps: false once a launch that took it for
     /// an ended run's deleted it between its making and its lock (``IntakeLogFiles``).
     var stillNamed: Bool {

@@ -107,6 +107,9 @@ struct IntakeLogWriter: Sendable {
         file.wipeReleased()
     }
 
+    /// Whether the journal holds every record this log took (``IntakeLogFile/isFullyReleased``).
+    var isFullyReleased: Bool { file.isFullyReleased }
+
     /// Lets go of the mapping: later appends fail, the file stays for the next launch.
     mutating func close() {
         file.close()

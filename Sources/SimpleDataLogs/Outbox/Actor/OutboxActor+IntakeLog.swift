@@ -104,9 +104,12 @@ extension OutboxActor {
     }
 
     /// After a `write(2)` that left nothing of the open batch unwritten: every log record the
-    /// stages had handled is in the journal, so the log may let it go.
+    /// stages had handled is in the journal, so the log may let it go. Not while any batch is
+    /// held in memory (a full disk failed its seal): the log is then all that keeps those events
+    /// from a kill.
     func releaseIntakeLog() {
-        guard intakeLogPath != nil, intakeLogPosition > 0, area != nil, state.journalIsComplete, state.open.unwrittenRecords.isEmpty else { return }
+        guard intakeLogPath != nil, intakeLogPosition > 0, area != nil, state.journalIsComplete, state.open.unwrittenRecords.isEmpty,
+              queue.heldInMemoryEvents == 0 else { return }
         intake.releaseLog(through: intakeLogPosition)
         if intakeLogPosition >= replayThrough {
             replayedJournalIDs = []

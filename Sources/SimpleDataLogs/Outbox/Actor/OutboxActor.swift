@@ -265,9 +265,10 @@ actor OutboxActor {
         discardCrashRecordsOnDisk()
         giveUpCrashRecords(discard: false)
         closeJournal()
-        // Unmapped; the file stays, released up to what the journal holds, and so do the ended
+        // Unmapped. A log the journal holds all of goes (a clean shutdown leaves no 4 MiB file
+        // behind); else it stays, released up to what the journal holds, and so do the ended
         // runs' logs not yet deleted: their locks go back, for the next launch to take them.
-        intake.closeLog()
+        if intake.closeLog(), let intakeLogPath { try? fileSystem.remove(intakeLogPath) }
         for descriptor in takenIntakeLogs.values { fileSystem.close(descriptor) }
         takenIntakeLogs = [:]
         releaseArea()
