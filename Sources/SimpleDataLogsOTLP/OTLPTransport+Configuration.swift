@@ -10,8 +10,8 @@ extension SimpleDataLogsClient.Configuration {
     /// it) and the endpoint is the collector's URL, so the SDK's endpoint rules apply to it: a
     /// plain `http://` collector that is not on loopback needs
     /// ``SimpleDataLogsClient/Configuration/allowsInsecureHTTP``. The client's "Configured" log
-    /// line names `{collector}/v1/events`, the ingest path it would use; exports go to
-    /// ``OTLPTransport/logsURL``.
+    /// line says it sends through `OTLPTransport`, for `{collector}/v1/events` (the ingest path
+    /// the uploader builds); exports go to ``OTLPTransport/logsURL``.
     /// - Parameters:
     ///   - otlp: The transport, with the collector's URL and the service's name.
     ///   - storageDirectory: The outbox folder, or `nil` for `SDL_STORAGE_DIR` or the default.

@@ -237,8 +237,14 @@ public final class SimpleDataLogsClient: Sendable {
 
     /// The milestone line of a started client: where events go (the key redacted), where they
     /// wait, and how they are cut and sent.
-    private static func configuredLine(_ configuration: Configuration, eventsURL: URL?, directory: String?, limits: Limits) -> String {
-        let sending = eventsURL.map { "sending to \($0.absoluteString)" } ?? "not sending (see the error above)"
+    /// A transport of the app's own decides where requests go (the OTLP one sends them to a
+    /// collector's `/v1/logs`): the line names it rather than the URL the uploader builds.
+    static func configuredLine(_ configuration: Configuration, eventsURL: URL?, directory: String?, limits: Limits) -> String {
+        let sending = switch (eventsURL, configuration.transport) {
+        case (nil, _): "not sending (see the error above)"
+        case (let url?, nil): "sending to \(url.absoluteString)"
+        case (let url?, let transport?): "sending through \(type(of: transport)) (for \(url.absoluteString); the transport decides where)"
+        }
         return "Configured: \(sending) with key \(IngestKey.redacted(configuration.ingestKey)); outbox in \(directory ?? "memory only"); "
             + "batches of \(configuration.batchSize), \(configuration.maxConcurrentRequests) request(s) at once, "
             + "up to \(limits.outboxEvents) events on disk."
