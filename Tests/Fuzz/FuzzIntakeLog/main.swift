@@ -21,8 +21,8 @@
 //   4. records come sorted by sequence number, each payload no longer than the file, and each
 //      starts at a slot of the file with a marker and its fields;
 //   5. every record read under the foreign boot is read under the same boot too (as a multiset
-//      of sequence, kind and payload), unless it starts inside the slots of a published record
-//      the same-boot reading took (see `coveredByPublished`);
+//      of sequence, kind and payload), unless it starts inside the slots of a record the
+//      same-boot reading took, which then took a record the foreign one did not (`coveredByTaken`);
 //   6. a version 1 log, or a version 2 log whose header names no usable boot id, reads the same
 //      under both boots (the boot matters only to a version 2 log that names one);
 //   7. each record's payload goes through invariants 1 and 2.
@@ -103,18 +103,22 @@ func startingSlots(of record: IntakeLogFormat.Record, marker: UInt32, in file: [
     return slots
 }
 
-/// Whether a sealed record read only under the foreign boot starts inside the slots of a
-/// published record the same-boot reading took. That is by design, not a loss: in the boot a
-/// published record was written in, it is whole, so the slots it spans are its payload and the
-/// reader skips them; under another boot it is not trusted, the reader tries the next slot, and a
-/// stale sealed record whose pages were never overwritten on disk (or payload bytes that frame one
-/// with a right checksum) can start there.
-func coveredByPublished(_ record: IntakeLogFormat.Record, file: [UInt8], taken: [IntakeLogFormat.Record]) -> Bool {
+/// Whether a record read only under the foreign boot starts inside the slots of a record the
+/// same-boot reading took. That is by design, not a loss: in the boot a published record was
+/// written in, it is whole, so the slots it spans are its payload and the reader skips them;
+/// under another boot it is not trusted, the reader tries the next slot, and a stale sealed record
+/// whose pages were never overwritten on disk (or payload bytes that frame one with a right
+/// checksum) can start there. Such a record can span further and hide a sealed record the
+/// same-boot reading took, whose own slots may then hold another one only the foreign reading
+/// sees: so any record the same-boot reading took counts, not only published ones.
+func coveredByTaken(_ record: IntakeLogFormat.Record, file: [UInt8], taken: [IntakeLogFormat.Record]) -> Bool {
     let starts = startingSlots(of: record, marker: IntakeLogFormat.sealedMarker, in: file)
-    for published in taken {
-        let spans = IntakeLogFormat.slots(forPayload: published.payload.count)
-        for start in startingSlots(of: published, marker: IntakeLogFormat.marker, in: file) {
-            if starts.contains(where: { $0 > start && $0 < start + spans }) { return true }
+    for other in taken {
+        let spans = IntakeLogFormat.slots(forPayload: other.payload.count)
+        let otherStarts = startingSlots(of: other, marker: IntakeLogFormat.marker, in: file)
+            + startingSlots(of: other, marker: IntakeLogFormat.sealedMarker, in: file)
+        for start in otherStarts where starts.contains(where: { $0 > start && $0 < start + spans }) {
+            return true
         }
     }
     return false
@@ -151,9 +155,10 @@ func checkLog(_ file: [UInt8]) {
         if let count = sameCounts[key], count > 0 { sameCounts[key] = count - 1 } else { onlyForeign.append(record) }
     }
     if !onlyForeign.isEmpty {
-        let taken = sameContents.records
+        // Only trusting a published record makes the readings differ: the same-boot one took one.
+        check(sameContents.records.count > otherContents.records.count - onlyForeign.count, "the foreign reading has records of its own, and the same-boot one took nothing more")
         for record in onlyForeign {
-            check(coveredByPublished(record, file: file, taken: taken), "record \(record.sequence) (kind \(record.kind), \(record.payload.count) bytes) is read under a foreign boot only")
+            check(coveredByTaken(record, file: file, taken: sameContents.records), "record \(record.sequence) (kind \(record.kind), \(record.payload.count) bytes) is read under a foreign boot only")
         }
     }
     // 6
