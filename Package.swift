@@ -113,6 +113,7 @@ let package = Package(
         // that hands over to libFuzzer's driver.
         .executableTarget(name: "FuzzJournalRecord", dependencies: ["SimpleDataLogs"], path: "Tests/Fuzz/FuzzJournalRecord", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzBatchFile", dependencies: ["SimpleDataLogs"], path: "Tests/Fuzz/FuzzBatchFile", swiftSettings: strictSettings),
+        .executableTarget(name: "FuzzIntakeLog", dependencies: ["SimpleDataLogs"], path: "Tests/Fuzz/FuzzIntakeLog", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzIngestRequest", dependencies: ["SimpleDataLogsTesting"], path: "Tests/Fuzz/FuzzIngestRequest", swiftSettings: strictSettings),
         .testTarget(
             name: "SimpleDataLogsTests",

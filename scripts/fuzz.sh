@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh run [executions] [target…]    on demand: fuzz each target for N executions
 #                                                 (default 10,000,000), one target at a time
 #
-# Targets: FuzzJournalRecord FuzzBatchFile FuzzIngestRequest (default: all three).
+# Targets: FuzzJournalRecord FuzzBatchFile FuzzIngestRequest FuzzIntakeLog (default: all four).
 # Environment:
 #   FUZZ_SCRATCH_PATH  SwiftPM scratch path (default .build-fuzz; the flags differ from a normal build)
 #   FUZZ_CONFIG        build configuration (default: debug for replay, release for run)
@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(FuzzJournalRecord FuzzBatchFile FuzzIngestRequest)
+ALL_TARGETS=(FuzzJournalRecord FuzzBatchFile FuzzIngestRequest FuzzIntakeLog)
 SCRATCH=${FUZZ_SCRATCH_PATH:-.build-fuzz}
 CORPUS_ROOT=Tests/Fuzz/Corpus
 export SWIFT_BACKTRACE=enable=no                      # else the backtracer runs inside ASan and misreports

@@ -2,12 +2,13 @@
 """Writes the seed corpora of the libFuzzer targets into Tests/Fuzz/Corpus/<Target>/.
 
 Deterministic: running it again rewrites the same bytes. Files named `crash-*` (reproducers of
-real findings, kept on purpose) are left alone; every other file in the three folders is replaced.
+real findings, kept on purpose) are left alone; every other file in the four folders is replaced.
 
     python3 Tests/Fuzz/make-corpus.py
 
 Formats: Docs/formats.md (records and batch files); Tests/Fuzz/FuzzIngestRequest/main.swift
-(the 4 control bytes in front of each HTTP stream).
+(the 4 control bytes in front of each HTTP stream); Tests/Fuzz/FuzzIntakeLog/main.swift (the
+control byte in front of each call record or intake log).
 """
 import os
 import random
@@ -160,6 +161,165 @@ def ingest_seeds():
     return seeds
 
 
+# The intake log (Docs/formats.md, "The intake log"; Tests/Fuzz/FuzzIntakeLog/main.swift for the
+# control byte in front of each input).
+M64 = (1 << 64) - 1
+
+
+def _fmix(value):
+    value ^= value >> 33
+    value = value * 0xFF51AFD7ED558CCD & M64
+    value ^= value >> 33
+    value = value * 0xC4CEB9FE1A85EC53 & M64
+    return value ^ (value >> 33)
+
+
+def _step(lane, word, prime):
+    total = (lane + word * 0xC2B2AE3D27D4EB4F) & M64
+    return (((total << 31) | (total >> 33)) & M64) * prime & M64
+
+
+def intake_checksum(data: bytes) -> int:
+    """IntakeLogChecksum.of, re-implemented (Sources/SimpleDataLogs/Intake/Log/IntakeLogChecksum.swift)."""
+    first, second, index = _fmix(0x9E3779B97F4A7C15 ^ len(data)), 0xC2B2AE3D27D4EB4F, 0
+    while index + 16 <= len(data):
+        first = _step(first, int.from_bytes(data[index:index + 8], "little"), 0x9FB21C651E98DF25)
+        second = _step(second, int.from_bytes(data[index + 8:index + 16], "little"), 0xD6E8FEB86659FD93)
+        index += 16
+    if index + 8 <= len(data):
+        first = _step(first, int.from_bytes(data[index:index + 8], "little"), 0x9FB21C651E98DF25)
+        index += 8
+    second = _step(second, int.from_bytes(data[index:], "little") ^ 0xFF51AFD7ED558CCD, 0xD6E8FEB86659FD93)
+    hashed = _fmix(first ^ (((second << 23) | (second >> 41)) & M64))
+    return (hashed ^ (hashed >> 32)) & 0xFFFFFFFF
+
+
+def leb(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    return bytes(out + bytes([n]))
+
+
+def cstr(text) -> bytes:
+    data = text.encode() if isinstance(text, str) else text
+    return leb(len(data)) + data
+
+
+def cprops(props) -> bytes:
+    out = leb(len(props))
+    for key, value in props:
+        out += cstr(key)
+        if isinstance(value, bool):
+            out += b"\x03" + bytes([value])
+        elif isinstance(value, int):
+            out += b"\x01" + struct.pack("<q", value)
+        elif isinstance(value, float):
+            out += b"\x02" + struct.pack("<d", value)
+        else:
+            out += b"\x00" + cstr(value)
+    return out
+
+
+def call_event(name="screen_view", seq=1, origin=0, device=None, props=None, scoped=None) -> bytes:
+    props = props if props is not None else [("seq", seq), ("screen", "home"), ("price", 19.99), ("ok", True)]
+    uid = bytes.fromhex("018f00000000700080000000000000%02x" % (seq & 0xFF))
+    return (b"\x01" + cstr(name) + uid + struct.pack("<qq", 1700000000000 + seq, 1700000000000 + seq) + bytes([origin])
+            + (b"\x00" if device is None else b"\x01" + cstr(device)) + cprops(props)
+            + (b"\x00" if scoped is None else b"\x01" + cprops(scoped)))
+
+
+def call_items():
+    """One payload of each kind (Sources/SimpleDataLogs/Intake/Log/IntakeRecordCodec.swift)."""
+    return {
+        "event-live": (1, call_event()),
+        "event-backdated-device-scoped": (1, call_event(seq=2, origin=1, device="dev-\u00fc", scoped=[("plan", "pro"), ("nan", float("nan"))])),
+        "event-autocaptured-no-props": (1, call_event("app_launched", seq=3, origin=2, props=[])),
+        "set-device-id": (2, b"\x02\x01" + cstr("user-42")),
+        "set-device-id-none": (2, b"\x02\x00"),
+        "set-default-properties": (3, b"\x03" + cprops([("a", 1), ("b", -1.5), ("c", "x"), ("d", False)])),
+        "set-enabled": (4, b"\x04\x01"),
+        "reset": (5, b"\x05\x01" + cstr("next-user")),
+        "activity": (6, b"\x06\x02" + struct.pack("<q", 1700000000123)),
+        "restore-identity": (7, b"\x07\x01" + cstr("dev-1") + cprops([("tier", "gold")])),
+        "replay-begins": (8, b"\x08"),
+        "replay-ends": (9, b"\x09"),
+        "checkpoint": (10, b"\x07\x00" + cprops([])),
+    }
+
+
+def log_header(slots, version=2, released=0, boot=b"8f0c1c36-ffe1-4a53-9b1c-0d0e9a7c0001", magic=b"SDLILOG1", slot_size=128) -> bytes:
+    """The header's first 96 bytes (the compact form; the harness pads it to 4,096)."""
+    head = magic + struct.pack("<IIII", version, slot_size, slots, 0) + struct.pack("<Q", released)
+    head += bytes([len(boot)]) + boot
+    return head + bytes(96 - len(head))
+
+
+def log_record(sequence, kind, payload, sealed=True, version=2, checksum=None, slots=None) -> bytes:
+    """One record, padded to whole slots; `sealed` False writes a published one (no checksum)."""
+    count = slots if slots is not None else (24 + len(payload) + 127) // 128
+    body = struct.pack("<QIHBB", sequence, len(payload), count, kind, 0) + payload
+    summed = sealed or version == 1
+    crc = (intake_checksum(body) if checksum is None else checksum) if summed else 0
+    mark = b"SDLR" if version == 1 or not sealed else b"SDLS"
+    data = mark + struct.pack("<I", crc) + body
+    return data + bytes((-len(data)) % 128)
+
+
+def log_file(records, version=2, released=0, boot=None, extra_slots=0) -> bytes:
+    slots = b"".join(records) + bytes(128 * extra_slots)
+    kwargs = {} if boot is None else {"boot": boot}
+    return log_header(len(slots) // 128, version=version, released=released, **kwargs) + slots
+
+
+def intake_log_seeds():
+    items = call_items()
+    seeds = {"empty": b""}
+    for name, (kind, payload) in items.items():
+        seeds["call-" + name] = b"\x00" + payload
+    event = items["event-live"][1]
+    seeds["call-event-truncated"] = b"\x00" + event[:-3]
+    seeds["call-event-trailing-byte"] = b"\x00" + event + b"\x00"
+    seeds["call-invalid-utf8"] = b"\x00\x02\x01\x02\xc3\x28"
+    seeds["call-huge-count"] = b"\x00\x03\xff\xff\xff\xff\x0f"
+    seeds["call-varint-11-bytes"] = b"\x00\x02\x01" + b"\xff" * 10 + b"\x01"
+
+    big = call_event("a" * 150, seq=9, props=[("seq", 9), ("text", "b" * 120)])  # spans 3 slots
+    mixed = [
+        log_record(1, 7, items["restore-identity"][1]),
+        log_record(2, 1, call_event(seq=2), sealed=True),
+        log_record(3, 1, call_event(seq=3), sealed=False),
+        log_record(4, 2, items["set-device-id"][1]),
+        log_record(5, 1, big, sealed=False),
+        log_record(6, 10, items["checkpoint"][1]),
+    ]
+    seeds["log-v2-published-and-sealed"] = b"\x01" + log_file(mixed, released=1, extra_slots=2)
+    seeds["log-v2-released-mark"] = b"\x01" + log_file(mixed, released=4)
+    seeds["log-v2-no-boot-id"] = b"\x01" + log_file(mixed, boot=b"")
+    seeds["log-v2-wrapped-ring"] = b"\x01" + log_file([log_record(12, 1, call_event(seq=12), sealed=False), log_record(8, 1, call_event(seq=8)),
+                                                      log_record(9, 5, items["reset"][1]), log_record(11, 1, call_event(seq=11), sealed=False)], released=8)
+    seeds["log-v2-torn-records"] = b"\x01" + log_file([log_record(2, 1, call_event(seq=2), checksum=0xDEADBEEF), log_record(3, 1, call_event(seq=3), slots=2),
+                                                      log_record(4, 1, big)[:200] + bytes(56), log_record(5, 9, b"\x09")])
+    # A published record whose slots hold a sealed one: read under its own boot, the sealed one is
+    # its payload; under another boot, the published one is not trusted and the sealed one is read.
+    inner = log_record(3, 4, items["set-enabled"][1])
+    outer_payload = bytes(104) + inner[:24] + inner[24:26]
+    outer = log_record(7, 1, outer_payload, sealed=False)
+    seeds["log-v2-published-spans-sealed"] = b"\x01" + log_file([outer[:128] + inner[:128]])
+    seeds["log-v1"] = b"\x01" + log_file([log_record(1, 7, items["restore-identity"][1], version=1),
+                                          log_record(2, 1, call_event(seq=2), version=1),
+                                          log_record(3, 1, big, version=1), log_record(4, 6, items["activity"][1], version=1, checksum=1)],
+                                         version=1, released=1, boot=b"")
+    seeds["log-other-version"] = b"\x01" + log_file(mixed[:1], version=3)
+    seeds["log-bad-slot-size"] = b"\x01" + log_header(1, slot_size=64) + mixed[0]
+    seeds["log-not-a-log"] = b"\x01" + log_header(1, magic=b"SDLILOG2") + mixed[0]
+    seeds["log-slot-count-over-file"] = b"\x01" + log_header(1000) + b"".join(mixed[:3])
+    seeds["raw-truncated"] = b"\x03" + log_header(0)
+    seeds["raw-v2-full-header"] = b"\x03" + log_header(2) + bytes(4096 - 96) + b"".join(mixed[1:3])
+    return seeds
+
+
 def write(target, seeds):
     folder = os.path.join(ROOT, target)
     os.makedirs(folder, exist_ok=True)
@@ -174,7 +334,8 @@ def write(target, seeds):
 
 if __name__ == "__main__":
     total = 0
-    for target, seeds in (("FuzzJournalRecord", journal_seeds()), ("FuzzBatchFile", batch_seeds()), ("FuzzIngestRequest", ingest_seeds())):
+    for target, seeds in (("FuzzJournalRecord", journal_seeds()), ("FuzzBatchFile", batch_seeds()), ("FuzzIngestRequest", ingest_seeds()),
+                          ("FuzzIntakeLog", intake_log_seeds())):
         size = write(target, seeds)
         total += size
         print(f"{target}: {len(seeds)} files, {size} bytes")
