@@ -1,7 +1,7 @@
 /// The command line: `--quick`, `--only <benchmark>[,<benchmark>…]`, and `--child …` for the
 /// benchmarks that need a process of their own.
 struct Options: Sendable {
-    static let benchmarks = ["track", "journal", "loss", "e2e", "recovery", "memory", "bytes", "burst", "clients", "middleware", "intakelog", "configure", "launch", "profile", "logqueue"]
+    static let benchmarks = ["track", "journal", "loss", "e2e", "recovery", "memory", "bytes", "burst", "clients", "middleware", "intakelog", "configure", "launch", "profile"]
 
     var quick = false
     var only: Set<String>?
@@ -43,14 +43,14 @@ struct Options: Sendable {
     }
 
     /// Whether `name` runs: every benchmark by default, but `profile` (a callgrind target, not a
-    /// measurement) and `logqueue` (a spike) only when named.
-    func runs(_ name: String) -> Bool { only?.contains(name) ?? (name != "profile" && name != "logqueue") }
+    /// measurement) only when named.
+    func runs(_ name: String) -> Bool { only?.contains(name) ?? (name != "profile") }
 }
 
 struct OptionsError: Error {
     var message: String
     static let usage = """
-        usage: SimpleDataLogsBenchmarks [--quick] [--only track|journal|loss|e2e|recovery|memory|bytes|burst|clients|middleware|intakelog|configure|launch|profile|logqueue[,…]] [--calls N]
+        usage: SimpleDataLogsBenchmarks [--quick] [--only track|journal|loss|e2e|recovery|memory|bytes|burst|clients|middleware|intakelog|configure|launch|profile[,…]] [--calls N]
           --quick   a short run (CI): proves the benchmarks build and run; judges nothing
           --only    run only the named benchmarks (for example under valgrind --tool=callgrind)
           --calls   the number of track() calls in the track benchmark (default 1,000,000; 50,000 with --quick),

@@ -49,7 +49,6 @@ let code = runBlocking { [options, report] in
     if options.runs("intakelog") { await IntakeLogBenchmark(options: options, report: report).run() }
     if options.runs("configure") { await ConfigureBenchmark(options: options, report: report).run() }
     if options.runs("launch") { await LaunchBenchmark(options: options, report: report).run() }
-    if options.runs("logqueue") { await LogQueueSpikeBenchmark(options: options, report: report).run() }
     if options.runs("profile") { await PipelineProfileBenchmark(options: options, report: report).run() }
 
     return report.brokenCount == 0 ? 0 : 1

@@ -46,12 +46,18 @@ struct IntakeLogUnmeasuredTests {
             var fromFields = [UInt8](repeating: 0, count: 1_024)
             let eventCount = fromEvent.withUnsafeMutableBytes { IntakeRecordCodec.write(event, at: $0.baseAddress!, end: $0.baseAddress! + $0.count) }
             let fieldsCount = fromFields.withUnsafeMutableBytes {
-                IntakeRecordCodec.writeLiveEvent(name: "checkout ✓", id: id, timestamp: 1_764_669_999_001, properties: properties, at: $0.baseAddress!, end: $0.baseAddress! + $0.count)
+                IntakeRecordCodec.writeCall(
+                    name: "checkout ✓", id: EventIDWords(id), timestamp: 1_764_669_999_001, trackedAt: 1_764_669_999_001, origin: .live,
+                    deviceIDSource: .inherited, properties: properties, scoped: nil, at: $0.baseAddress!, end: $0.baseAddress! + $0.count
+                )
             }
             #expect(eventCount != nil && fieldsCount == eventCount && fromFields == fromEvent)
             // Too little room: nil, as from an event.
             let short = fromFields.withUnsafeMutableBytes {
-                IntakeRecordCodec.writeLiveEvent(name: "checkout ✓", id: id, timestamp: 1, properties: properties, at: $0.baseAddress!, end: $0.baseAddress! + (eventCount ?? 1) - 1)
+                IntakeRecordCodec.writeCall(
+                    name: "checkout ✓", id: EventIDWords(id), timestamp: 1, trackedAt: 1, origin: .live, deviceIDSource: .inherited,
+                    properties: properties, scoped: nil, at: $0.baseAddress!, end: $0.baseAddress! + (eventCount ?? 1) - 1
+                )
             }
             #expect(short == nil)
         }

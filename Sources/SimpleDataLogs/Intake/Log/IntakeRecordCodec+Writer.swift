@@ -189,11 +189,6 @@ extension IntakeRecordCodec {
             }
         }
 
-        /// ``event(_:)`` for a live event with no device id and no scope, from its fields.
-        mutating func liveEvent(name: String, id: UUID, timestamp: Int64, properties: [String: PropertyValue]) {
-            call(name: name, id: EventIDWords(id), timestamp: timestamp, trackedAt: timestamp, origin: .live, deviceIDSource: .inherited, properties: properties, scoped: nil)
-        }
-
         mutating func item(_ item: IntakeItem) {
             switch item {
             case .event(let event):

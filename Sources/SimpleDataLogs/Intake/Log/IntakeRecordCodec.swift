@@ -170,20 +170,6 @@ package enum IntakeRecordCodec {
         return size
     }
 
-    /// Writes a live event's record from its fields into the room from `start` to `end`, with no
-    /// ``Event`` built: the bytes ``write(_:at:end:)`` writes for
-    /// `Event.live(name:id:timestamp:properties:)`. For the benchmarks' measure of the log as the
-    /// queue (`--only logqueue`), where `track()` would build no event.
-    /// - Returns: The bytes written, or nil when the record does not fit.
-    package static func writeLiveEvent(
-        name: String, id: UUID, timestamp: Int64, properties: [String: PropertyValue],
-        at start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer
-    ) -> Int? {
-        var writer = Writer(at: start, end: end)
-        writer.liveEvent(name: name, id: id, timestamp: timestamp, properties: properties)
-        return writer.overflowed ? nil : writer.cursor - start
-    }
-
     /// Appends a live event's record to `buffer`: for the benchmarks, which cannot see
     /// ``IntakeItem``.
     package static func encodeLiveEvent(name: String, id: UUID, timestamp: Int64, properties: [String: PropertyValue], into buffer: inout [UInt8]) {
