@@ -8,19 +8,21 @@ struct UploaderReadAheadTests {
     @Test("with the first round's answers held, the next round's batch files are read meanwhile, by the uploader, not the outbox's load; released, every event arrives once")
     func readsTheNextRoundDuringTheFlight() async throws {
         let files = FaultInjectingFileSystem()
-        // The writer is held while the 200 events are tracked, so their four batches are sealed
-        // in one pass and reach the uploader together: its first round can see the second.
-        let gate = WriterGate(isOpen: false)
-        var faults = files.injection
-        faults.writerGate = gate
         // URLSession's real-time backstop (from requestTimeout, 30 s) must not end the held
         // requests while a slow run (ThreadSanitizer) waits for the reads.
-        try await withDelivery(faults: faults, adjust: { $0.maxConcurrentRequests = 2; $0.requestTimeout = .seconds(600) }) { delivery in
+        try await withDelivery(faults: files.injection, adjust: { $0.maxConcurrentRequests = 2; $0.requestTimeout = .seconds(600) }) { delivery in
             // Two requests in flight at a time: the answers to the first two are held, and the
             // next two batches are queued behind them.
             delivery.ingest.script([.heldUntilReleased, .heldUntilReleased])
+            // The four batches are sealed while the client is offline, so they reach the
+            // uploader together and its first round can see the second. (A writer held while
+            // tracking left this to timing: under load the stages handed the outbox a first
+            // chunk of 50 or more, whose batch went out alone before the others were sealed.)
+            delivery.client.setOffline(true)
             delivery.track(0..<200)
-            gate.open()
+            _ = try await withTimeLimit(waitingFor: "the offline flush that seals the four batches") { await delivery.client.flush() }
+            #expect(delivery.ingest.requests.isEmpty, "offline: nothing sent yet")
+            delivery.client.setOffline(false)
             let flushing = Task { await delivery.client.flush() }
             #expect(await delivery.ingest.waitForRequests(count: 2), "the first round is on its way; its answers wait")
             let batches = await delivery.client.pipeline!.outbox.sealedBatches.map(\.fileName)
