@@ -56,13 +56,17 @@ extension Event {
         Event(name: name, id: id, timestamp: timestamp, trackedAt: timestamp, properties: properties, origin: .live)
     }
 
+    /// What every event is counted as holding before its own strings and properties: the event
+    /// value and its queue entry.
+    static let baseMemoryCost = 160
+
     /// A deliberately generous estimate of the memory one tracked event holds until the journal
     /// writes it: the event itself, its name and device id, a dictionary slot and a key's worth for
     /// each property, and the bytes of each string value (the one part that can be large). Made
     /// in `track()` before the intake's lock: one walk of the values, reading each string's UTF-8
     /// count (constant time for native strings), no key copied.
     static func memoryCost(name: String, properties: [String: PropertyValue], deviceID: String?) -> Int {
-        var cost = 160 &+ name.utf8.count &+ (deviceID?.utf8.count ?? 0) &+ properties.count &* 64
+        var cost = baseMemoryCost &+ name.utf8.count &+ (deviceID?.utf8.count ?? 0) &+ properties.count &* 64
         for value in properties.values {
             if case .string(let string) = value { cost &+= string.utf8.count }
         }

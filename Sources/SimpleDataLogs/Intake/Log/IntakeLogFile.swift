@@ -175,13 +175,10 @@ package struct IntakeLogFile: Sendable {
     /// Claims the slots of the payload written after ``beginUnmeasured()``, at the ring's head
     /// where it was written, and finishes its record (header, checksum, marker last).
     package mutating func finishUnmeasured(kind: UInt8, payloadCount: Int) -> Append {
-        guard let base = mapping?.base else { return .closed }
-        let head = ring.head
-        let sequence = nextSequence
-        guard ring.claimAtHead(slots: IntakeLogFormat.slots(forPayload: payloadCount), sequence: sequence) else { return .full }
-        nextSequence += 1
-        IntakeLogFormat.finishRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: base + IntakeLogFormat.headerSize + head * IntakeLogFormat.slotSize)
-        return .written(sequence)
+        guard mapping?.base != nil else { return .closed }
+        guard let claimed = claimAtHead(payloadCount: payloadCount) else { return .full }
+        IntakeLogFormat.finishRecord(sequence: claimed.sequence, kind: kind, payloadCount: payloadCount, at: claimed.start)
+        return .written(claimed.sequence)
     }
 
     /// ``finishUnmeasured(kind:payloadCount:)`` for `track()`'s own event: the record is
@@ -189,13 +186,20 @@ package struct IntakeLogFile: Sendable {
     /// reads it, ``LoggedRecord``), and the caller is told where it is.
     /// - Returns: The record, or nil when the log is closed or its slots are not free.
     mutating func publishUnmeasured(kind: UInt8, payloadCount: Int) -> LoggedRecord? {
+        guard let claimed = claimAtHead(payloadCount: payloadCount) else { return nil }
+        IntakeLogFormat.publishRecord(sequence: claimed.sequence, kind: kind, payloadCount: payloadCount, at: claimed.start)
+        return LoggedRecord(sequence: claimed.sequence, slot: claimed.slot, payloadCount: payloadCount)
+    }
+
+    /// Claims the slots of a payload written at the ring's head after ``beginUnmeasured()`` and
+    /// numbers its record. Nil when the log is closed or the slots are not free.
+    private mutating func claimAtHead(payloadCount: Int) -> (start: UnsafeMutableRawPointer, sequence: UInt64, slot: Int)? {
         guard let base = mapping?.base else { return nil }
-        let head = ring.head
+        let slot = ring.head
         let sequence = nextSequence
         guard ring.claimAtHead(slots: IntakeLogFormat.slots(forPayload: payloadCount), sequence: sequence) else { return nil }
         nextSequence += 1
-        IntakeLogFormat.publishRecord(sequence: sequence, kind: kind, payloadCount: payloadCount, at: base + IntakeLogFormat.headerSize + head * IntakeLogFormat.slotSize)
-        return LoggedRecord(sequence: sequence, slot: head, payloadCount: payloadCount)
+        return (base + IntakeLogFormat.headerSize + slot * IntakeLogFormat.slotSize, sequence, slot)
     }
 
     /// Whether records of these slot counts would all fit now, one after another (a replay is

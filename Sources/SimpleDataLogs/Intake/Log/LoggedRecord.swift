@@ -19,7 +19,7 @@ struct LoggedRecord: Sendable, Equatable {
     /// backlog's byte bound (``Event/memoryCost``): the bytes the stages will hold for it, as
     /// the estimate `track()` makes without a log does (an event's own fields, then its
     /// encoded properties), known here once the record is written.
-    static func memoryCost(payloadCount: Int) -> Int { 160 + payloadCount }
+    static func memoryCost(payloadCount: Int) -> Int { Event.baseMemoryCost + payloadCount }
 }
 
 extension IntakeLogFile.Mapping {
