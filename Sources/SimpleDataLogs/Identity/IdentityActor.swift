@@ -58,11 +58,29 @@ actor IdentityActor {
     /// The buffer the intake's queue is swapped into, kept with its capacity between drains.
     private var drained: [IntakeItem] = []
 
+    /// With middleware steps, the most items one chunk holds: a step's time is the app's (a
+    /// lookup may take milliseconds), and a chunk goes on only once all of it is done, so a long
+    /// drain (the events held while the log opened at launch, a burst) in one chunk kept every
+    /// finished event from the journal until the last step, and a shutdown cut off in between
+    /// dropped them all (SlowMiddlewareTests). Without steps a drain is one chunk: it is fast.
+    static let chunkWithSteps = 8
+
     private func drainOnce(into output: HandOffQueue<[PipelineItem]>) {
         let logged = intake.drain(into: &drained)
-        let chunk = process(drained, loggedThrough: logged)
+        if middleware.isEmpty || drained.count <= Self.chunkWithSteps {
+            let chunk = process(drained, loggedThrough: logged)
+            if !chunk.isEmpty { output.push(chunk) }
+        } else {
+            var start = drained.startIndex
+            while start < drained.endIndex {
+                let end = min(start + Self.chunkWithSteps, drained.endIndex)
+                // The log's position goes with the last part: it covers the whole drain.
+                let chunk = process(Array(drained[start..<end]), loggedThrough: end == drained.endIndex ? logged : nil)
+                if !chunk.isEmpty { output.push(chunk) }
+                start = end
+            }
+        }
         drained.removeAll(keepingCapacity: true)
-        if !chunk.isEmpty { output.push(chunk) }
     }
 
     /// Applies one drained run of intake items, in order.

@@ -13,18 +13,21 @@ struct OutageRoundTests {
         // Each round's four answers (503) are held at the ingest until all four requests have
         // arrived, so each round is exactly four requests in flight, whatever the machine's speed:
         // a batch sealed late joins the round's free place instead of starting a round of its
-        // own. No flush: its pass would make a second round at once (a flush ignores the
-        // backoff), and the rounds counted here are exactly the passes the timer starts.
-        let gate = WriterGate()
-        var faults = FaultInjection()
-        faults.writerGate = gate
+        // own. The four batches are sealed while the client is offline, so the first round has
+        // all four (a writer held while tracking left that to timing: under load a first chunk
+        // of 50 sealed a batch that went out alone, and the round never had four). The offline
+        // flush sends nothing; going online starts the first pass, and the rounds counted here
+        // are that pass and those the timer starts.
         let rounds = 5
-        try await withDelivery(faults: faults, adjust: { $0.maxConcurrentRequests = 4 }) { delivery in
+        try await withDelivery(adjust: { $0.maxConcurrentRequests = 4 }) { delivery in
             let reports = delivery.client.deliveryReports(bufferingNewest: 1_000)
             let clock = delivery.test.clock
             delivery.ingest.script(Array(repeating: ScriptedAnswer(.respond(status: 503, retryAfter: nil), isHeld: true), count: 4 * rounds))
+            delivery.client.setOffline(true)
             delivery.track(0..<200)
-            gate.open()  // the four sealed batches wake the uploader: the first round
+            _ = try await withTimeLimit(waitingFor: "the offline flush that seals the four batches") { await delivery.client.flush() }
+            #expect(delivery.ingest.requests.isEmpty, "offline: nothing sent yet")
+            delivery.client.setOffline(false)  // the four sealed batches go out: the first round
             for round in 1...rounds {
                 try #require(await delivery.ingest.waitForRequests(count: 4 * round), "round \(round): four requests in flight")
                 delivery.ingest.releaseHeldAnswers()
