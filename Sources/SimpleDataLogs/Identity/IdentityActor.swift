@@ -46,12 +46,12 @@ actor IdentityActor {
             state.context = context.source.read().properties(for: context.options)
         }
         for await _ in intake.wakeUps {
-            drainOnce(into: output)
+            await drainOnce(into: output)
         }
         // Work enqueued between the last wake-up and the shutdown still goes through, once the
         // intake no longer holds it back for the log.
         await intake.waitUntilLogSettled()
-        drainOnce(into: output)
+        await drainOnce(into: output)
         output.finish()
     }
 
@@ -65,7 +65,11 @@ actor IdentityActor {
     /// dropped them all (SlowMiddlewareTests). Without steps a drain is one chunk: it is fast.
     static let chunkWithSteps = 8
 
-    private func drainOnce(into output: HandOffQueue<[PipelineItem]>) {
+    /// Processes what the intake holds and passes it on. With steps and more than one chunk,
+    /// the stage yields its thread after each chunk: the sessions stage shares that thread
+    /// (`sdl.stages`), and a chunk pushed to it is journaled only once the sessions stage runs,
+    /// so without the yield every chunk of a drain still waited for the drain's last step.
+    private func drainOnce(into output: HandOffQueue<[PipelineItem]>) async {
         let logged = intake.drain(into: &drained)
         if middleware.isEmpty || drained.count <= Self.chunkWithSteps {
             let chunk = process(drained, loggedThrough: logged)
@@ -78,6 +82,7 @@ actor IdentityActor {
                 let chunk = process(Array(drained[start..<end]), loggedThrough: end == drained.endIndex ? logged : nil)
                 if !chunk.isEmpty { output.push(chunk) }
                 start = end
+                if start < drained.endIndex { await Task.yield() }
             }
         }
         drained.removeAll(keepingCapacity: true)

@@ -35,7 +35,13 @@ struct SlowMiddlewareTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let log = RecordingLogSink()
+        // The first event's step waits until all 300 are tracked, so the other 299 reach the
+        // stage in one drain, as a burst or the events held while the log opens at launch do:
+        // the drain's finished events must go on while its later steps still run.
+        let firstHeld = ThreadGate(isOpen: false)
+        defer { firstHeld.open() }
         let slow = EventMiddleware("slow enrichment") { event in
+            if event.properties["seq"] == .int(0) { firstHeld.blockWhileClosed() }
             // The step's own work, as a slow lookup would take it: 30 ms of this thread.
             Thread.sleep(forTimeInterval: 0.030)
             event.properties["enriched"] = true
@@ -47,6 +53,9 @@ struct SlowMiddlewareTests {
         // timer, the limit's among them, and would be measured instead of the SDK).
         let took = try await whileNoPoolSaturation {
             for seq in 0..<300 { client.track("queued", properties: ["seq": .int(Int64(seq))]) }
+            let held = try await onOwnThread { firstHeld.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
+            try #require(held, "the first event's step never ran")
+            firstHeld.open()
             let clock = ContinuousClock()
             let started = clock.now
             try await withTimeLimit(.seconds(30), waitingFor: "shutdown behind a slow step") {
@@ -63,7 +72,10 @@ struct SlowMiddlewareTests {
         let counters = client.counters
         #expect(counters.isBalanced, "\(counters)")
         #expect(counters.tracked == 300)
-        #expect(counters.droppedAtShutdown > 0 && counters.droppedAtShutdown < 300, "\(counters)")
+        #expect(counters.droppedAtShutdown > 0, "\(counters)")
+        // More than the first drain: the long drain's first chunks were journaled while its
+        // later steps ran (one chunk of 8 takes 240 ms of steps; the limit gives 1 s).
+        #expect(counters.pendingOnDisk >= 2, "\(counters)")
         #expect(counters.droppedAtShutdown + counters.pendingOnDisk == 300, "\(counters)")
         #expect(counters.pendingInMemory == 0, "\(counters)")
         let journaled = try JournalReader.events(inOutbox: directory.path)
@@ -71,6 +83,42 @@ struct SlowMiddlewareTests {
         #expect(journaled.allSatisfy { $0.props["enriched"] == true }, "nothing reached the disk without passing the steps")
         let lines = log.lines.filter { $0.message.contains("droppedAtShutdown") }
         #expect(lines.count == 1 && lines.first?.level == .warning, "\(log.lines.map(\.message))")
+    }
+
+    @Test("a long drain whose step outlasts the grace at the limit: the drain's finished chunks were journaled while later steps ran")
+    func finishedChunksGoOnDuringTheDrain() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let firstHeld = ThreadGate(isOpen: false)
+        defer { firstHeld.open() }
+        let slowing = EventMiddleware("a lookup that slows down") { event in
+            guard case .int(let seq) = event.properties["seq"] else { return .keep }
+            if seq == 0 { firstHeld.blockWhileClosed() }
+            // From the 20th event on, a step takes 2 s: the one running when the limit runs out
+            // outlasts shutdown's grace for it (100 ms) and shutdown itself, so shutdown goes on
+            // without the stages, and only what already reached the journal's queue is kept.
+            Thread.sleep(forTimeInterval: seq < 20 ? 0.030 : 2)
+            return .keep
+        }
+        let client = Self.client(steps: [slowing], directory: directory, log: RecordingLogSink())
+        try await whileNoPoolSaturation {
+            for seq in 0..<300 { client.track("queued", properties: ["seq": .int(Int64(seq))]) }
+            let held = try await onOwnThread { firstHeld.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
+            try #require(held, "the first event's step never ran")
+            // Events 1 to 299 now reach the stage in one drain.
+            firstHeld.open()
+            try await withTimeLimit(.seconds(30), waitingFor: "shutdown behind a slowing step") {
+                await client.shutdown(timeLimit: .seconds(1))
+            }
+        }
+        let counters = client.counters
+        #expect(counters.isBalanced, "\(counters)")
+        // The first event and at least one chunk of 8 of the long drain (19 steps of 30 ms fit
+        // in the limit): before, the drain's chunks waited for its last step on the shared
+        // thread, and the cut-off drain lost them all.
+        #expect(counters.pendingOnDisk >= 1 + IdentityActor.chunkWithSteps, "\(counters)")
+        #expect(counters.droppedAtShutdown + counters.pendingOnDisk == 300, "\(counters)")
+        #expect(try JournalReader.events(inOutbox: directory.path).count == counters.pendingOnDisk)
     }
 
     @Test("a step that never returns: flush() and shutdown() both return; everything the step held is counted")
