@@ -24,10 +24,15 @@ final class HandOffQueue<Item: Sendable>: AsyncSequence, Sendable {
     /// Never fails: it ends.
     typealias Failure = Never
 
-    private struct State: Sendable {
+    private struct State: ParksWaiters {
         var items: [Item] = []
         /// A wake-up is on its way: more pushes need none until the consumer finds the queue empty.
         var wakePending = false
+        /// ``finish()`` was called.
+        var finished = false
+        /// Tasks in ``waitForItems()``: a consumer busy elsewhere that wants to hear of the next
+        /// push (the uploader while its requests are in flight). Almost always empty.
+        var waiters = Waiters()
     }
 
     private let state = Locked(State())
@@ -44,11 +49,12 @@ final class HandOffQueue<Item: Sendable>: AsyncSequence, Sendable {
 
     /// Appends an item; wakes the consumer unless a wake-up is already on its way.
     func push(_ item: Item) {
-        let wakes: Bool = state.withLock { state in
+        let (wakes, waiting): (Bool, Waiters.Released) = state.withLock { state in
             state.items.append(item)
             defer { state.wakePending = true }
-            return !state.wakePending
+            return (!state.wakePending, state.waiters.isEmpty ? [] : state.waiters.takeAll())
         }
+        waiting.resume()
         if wakes { wakeContinuation.yield() }
     }
 
@@ -63,6 +69,7 @@ final class HandOffQueue<Item: Sendable>: AsyncSequence, Sendable {
     /// now). Always yields, so a wake-up sent while the consumer is busy is still seen after it:
     /// the stream keeps the newest one.
     func wake() {
+        state.withLock { $0.items.isEmpty ? [] : $0.waiters.takeAll() }.resume()
         wakeContinuation.yield()
     }
 
@@ -70,7 +77,23 @@ final class HandOffQueue<Item: Sendable>: AsyncSequence, Sendable {
     /// Items pushed later are still kept for ``takeAll()`` (the outbox drains the sealer's last
     /// outcomes so at `close`).
     func finish() {
+        state.withLock { state in
+            state.finished = true
+            return state.waiters.takeAll()
+        }.resume()
         wakeContinuation.finish()
+    }
+
+    /// Whether ``finish()`` was called.
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Returns once an item waits (pushed, or woken after ``pushQuietly(_:)``), the queue is
+    /// finished, or the calling task is cancelled; takes nothing. For a consumer that is
+    /// waiting for something else as well (the uploader, for its requests' answers): it races
+    /// this wait against the other in a task group, and reads the items with ``takeAll()``.
+    /// The sequence's own wake-ups are untouched, so its iterator may stay suspended elsewhere.
+    func waitForItems() async {
+        await state.park { !$0.items.isEmpty || $0.finished }
     }
 
     /// Takes every waiting item, oldest first. Empty when nothing waits, and then the next

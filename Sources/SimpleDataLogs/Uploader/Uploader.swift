@@ -162,7 +162,9 @@ actor Uploader<C: Clock> where C.Duration == Duration {
     ///
     /// A sliding window (issue 15): as soon as one request is answered, the next batch goes, so
     /// the requests in flight do not drain to zero between rounds. An answer that says to wait
-    /// (a backoff, a 401) stops new requests; the ones in flight are still heard.
+    /// (a backoff, a 401) stops new requests; the ones in flight are still heard. While a place
+    /// is free, the pass also listens to its input (``PassEvent/inputArrived``): a batch sealed
+    /// while the answers are slow leaves at once instead of waiting for one of them.
     private func sendPass(after wake: UploaderStateMachine<C.Instant, SystemRandomNumberGenerator>.Wake) async {
         // What arrived is taken even when no pass starts, so the copy stays current.
         takeInputDuringPass()
@@ -177,13 +179,17 @@ actor Uploader<C: Clock> where C.Duration == Duration {
         let clock = clock
         let wallClock = wallClock
         let logger = logger
-        await withTaskGroup(of: (StoredBatch, Attempted).self) { group in
+        let input = input
+        await withTaskGroup(of: PassEvent.self) { group in
+            // A child waits for input (``HandOffQueue/waitForItems()``) while this is true.
+            var listening = false
             while true {
                 // Fill every free place, oldest first (the machine's pass says which, and counts
                 // what it tried and what is in flight). Batches sealed or evicted meanwhile count
                 // at once.
                 takeInputDuringPass()
-                while let batch = machine.takeNext(mayStart: !Task.isCancelled && intake.isEnabled && !settings.sending.isOffline) {
+                let mayStart = !Task.isCancelled && intake.isEnabled && !settings.sending.isOffline
+                while let batch = machine.takeNext(mayStart: mayStart) {
                     if let sealed = load(batch, prefetched: &prefetched), let builder {
                         // Read as the request leaves: a failure counted after this makes its own
                         // failure part of that round (counted once); the key's generation tells a
@@ -195,14 +201,28 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                                 sealed, round: round, builder: builder, settings: settings, clock: clock, wallClock: wallClock, logger: logger
                             )
                             attempted.keyGeneration = keyGeneration
-                            return (batch, attempted)
+                            return .answered(batch, attempted)
                         }
                     }
                     takeInputDuringPass()
                 }
                 // While those are in flight, read the batches that will go next.
                 readAhead(machine.readAheadCandidates, into: &prefetched)
-                guard machine.awaitsAnswers, let (batch, attempted) = await group.next() else { break }
+                guard machine.awaitsAnswers else { break }
+                // Not once cancelled: a child added then returns at once, and would spin.
+                if !listening, mayStart, machine.hasFreePlace, !input.isFinished {
+                    listening = true
+                    group.addTask {
+                        await input.waitForItems()
+                        return .inputArrived
+                    }
+                }
+                guard let event = await group.next() else { break }
+                guard case .answered(let batch, let attempted) = event else {
+                    // Taken at the loop's top; the places it frees are filled there.
+                    listening = false
+                    continue
+                }
                 if let roundTrip = attempted.roundTrip { counters.recordAnswer(roundTrip: roundTrip) }
                 let step = machine.answered(
                     attempted.outcome, attempt: attempted.attempt, batch: batch,
@@ -211,8 +231,17 @@ actor Uploader<C: Clock> where C.Duration == Duration {
                 )
                 perform(step.actions)
             }
+            // No request is in flight now: the only child left, if any, is the one listening.
+            group.cancelAll()
         }
         perform(machine.endPass())
+    }
+
+    /// What a pass's task group hands back: an answer, or input that arrived while a place in
+    /// flight was free.
+    private enum PassEvent: Sendable {
+        case answered(StoredBatch, Attempted)
+        case inputArrived
     }
 
     /// Performs the machine's actions in order. What the outbox must do goes into its input as

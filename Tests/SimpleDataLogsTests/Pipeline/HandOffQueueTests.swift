@@ -78,4 +78,35 @@ struct HandOffQueueTests {
         var looks = queue.makeAsyncIterator()
         #expect(await looks.next() == [1, 3, 5])
     }
+
+    @Test("waitForItems returns at once when an item waits, else at the next push, at finish, or when its task is cancelled; it takes nothing, and the consumer's wake-up is still delivered")
+    func waitForItems() async {
+        let queue = HandOffQueue<Int>()
+        queue.push(1)
+        await queue.waitForItems()
+        #expect(queue.takeAll() == [1], "it took nothing")
+        #expect(queue.takeAll().isEmpty, "drained: the next push wakes the consumer again")
+
+        // Suspended until a push from another task; the push's wake-up still reaches the
+        // sequence's own consumer.
+        var wakes = queue.wakeUps.makeAsyncIterator()
+        #expect(await wakes.next() != nil, "the first push's wake-up")
+        let waiting = Task { [queue] in await queue.waitForItems() }
+        queue.push(2)
+        await waiting.value
+        #expect(await wakes.next() != nil, "the push woke the consumer as well")
+        #expect(queue.takeAll() == [2])
+
+        // Cancelled while nothing waits: it returns, and leaves no waiter behind.
+        let cancelled = Task { [queue] in await queue.waitForItems() }
+        cancelled.cancel()
+        await cancelled.value
+
+        // Finished: it returns, now and for every later call.
+        let untilFinish = Task { [queue] in await queue.waitForItems() }
+        queue.finish()
+        await untilFinish.value
+        await queue.waitForItems()
+        #expect(queue.isFinished && queue.takeAll().isEmpty)
+    }
 }

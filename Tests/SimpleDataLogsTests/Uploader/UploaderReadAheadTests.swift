@@ -65,4 +65,24 @@ struct UploaderReadAheadTests {
             #expect(delivery.client.counters.delivered == 200 && delivery.client.counters.isBalanced)
         }
     }
+
+    @Test("a batch sealed while the only request in flight waits for its answer leaves at once through the free place, not after that answer")
+    func freePlaceTakesANewBatchDuringASlowAnswer() async throws {
+        try await withDelivery(adjust: { $0.maxConcurrentRequests = 2; $0.requestTimeout = .seconds(600) }) { delivery in
+            // The first request's answer is held, as a slow edge holds it.
+            delivery.ingest.script([.heldUntilReleased])
+            delivery.track(0..<50)
+            #expect(await delivery.ingest.waitForRequests(count: 1), "the first batch is sent; its answer waits")
+            // Sealed now (its 50th event), while the pass waits for that answer with a place free.
+            delivery.track(50..<100)
+            // Before, the pass took new batches only between answers: this one waited for the
+            // held answer, however long, while the second place stood idle.
+            #expect(await delivery.ingest.waitForRequests(count: 2), "the second batch left while the first answer was held")
+            #expect(delivery.ingest.receivedEvents.count == 100)
+            delivery.ingest.releaseHeldAnswers()
+            _ = try await withTimeLimit(waitingFor: "the flush to end once the held answer is released") { await delivery.client.flush() }
+            #expect(delivery.deliveredSeqs == Array(0..<100))
+            #expect(delivery.client.counters.delivered == 100 && delivery.client.counters.isBalanced)
+        }
+    }
 }

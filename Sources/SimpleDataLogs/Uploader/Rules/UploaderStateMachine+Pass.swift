@@ -105,6 +105,14 @@ extension UploaderStateMachine {
     /// Whether the pass waits for answers to requests in flight.
     var awaitsAnswers: Bool { (pass?.inFlight ?? 0) > 0 }
 
+    /// Whether a batch queued now would leave at once: the pass goes on and a place in flight is
+    /// free. While this holds and requests are in flight, the uploader listens for new batches
+    /// as well as for answers, so a batch sealed during a slow answer does not wait for it.
+    var hasFreePlace: Bool {
+        guard let pass, pass.goesOn else { return false }
+        return pass.inFlight < maxConcurrentRequests
+    }
+
     /// The pass ends: what it kept back is reported (``passEnded(unreadable:)``).
     mutating func endPass() -> [Action] {
         let keptBack = pass?.keptBack ?? []
