@@ -9,13 +9,17 @@ extension SimpleDataLogsClient {
     ///
     /// A middleware step that blocks holds every event behind it, and this call waits for them:
     /// it returns when the step does, when the calling task is cancelled, or when
-    /// ``shutdown(timeLimit:)`` gives up on the step at its time limit.
+    /// ``shutdown(timeLimit:)`` gives up on the step at its time limit. A flush that overlaps a
+    /// shutdown returns once the shutdown has ended (within its time limit), so its result
+    /// counts what the shutdown dropped or kept, not a moment in between.
     /// - Returns: What was delivered and what remains.
     @discardableResult
     public func flush() async -> FlushResult {
         let delivered = counters.delivered
         await journalEverythingTrackedSoFar()
         if !Task.isCancelled { await pipeline?.flushOnce() }
+        // The shutdown settles its counts (the events it dropped) before it ends.
+        await pipeline?.waitForShutdownIfStarted()
         let after = counters
         return FlushResult(delivered: after.delivered - delivered, remaining: after.pending)
     }

@@ -272,6 +272,12 @@ final class Pipeline: Sendable {
         await task.value
     }
 
+    /// Returns once a shutdown that has started has ended (at once when none has started). For
+    /// a `flush()` that overlapped it, whose result must count what shutdown settled.
+    func waitForShutdownIfStarted() async {
+        await shutdownTask.withLock { $0 }?.value
+    }
+
     /// A client released without `shutdown()`: shuts down with no time for a send (queued events
     /// still pass the steps, however long they take: nobody waits and no time was chosen), then
     /// runs `then`, in a task on the pipeline's own thread, started at once whether or not the

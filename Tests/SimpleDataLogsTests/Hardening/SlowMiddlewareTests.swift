@@ -141,13 +141,20 @@ struct SlowMiddlewareTests {
         let held = try await onOwnThread { gate.blockUntilSomeoneIsHeld(timeout: .after(.seconds(60))) }
         try #require(held, "the step never ran")
 
-        // A flush behind the blocked step waits; shutdown must end that wait too.
+        // A flush behind the blocked step waits; shutdown must end that wait too. Whether the
+        // flush's task starts before the shutdown or during it, its result counts what the
+        // shutdown settled (one run saw 3 remaining: the flush started after the intake shut,
+        // and read the counters before shutdown counted its two drops).
         let flush = Task { await client.flush() }
+        let shuttingDown = Task { await client.shutdown(timeLimit: .milliseconds(300)) }
+        let overlapping = Task { await client.flush() }
         try await withTimeLimit(.seconds(30) * sanitizerSlack, waitingFor: "shutdown behind a blocked step") {
-            await client.shutdown(timeLimit: .milliseconds(300))
+            await shuttingDown.value
         }
-        let result = try await withTimeLimit(.seconds(30) * sanitizerSlack, waitingFor: "a flush behind a blocked step") { await flush.value }
-        #expect(result.remaining == 1, "\(result)")
+        for (name, task) in [("a flush behind a blocked step", flush), ("a flush overlapping shutdown", overlapping)] {
+            let result = try await withTimeLimit(.seconds(30) * sanitizerSlack, waitingFor: name) { await task.value }
+            #expect(result.remaining == 1, "\(name): \(result)")
+        }
 
         let counters = client.counters
         #expect(counters.isBalanced, "\(counters)")
