@@ -127,9 +127,14 @@ struct IntakeLogHostileTests {
         let foreign = directory.path + "/intake-0192d3a0-0000-7000-8000-000000000002-\(foreignTag).log"
         try FileManager.default.copyItem(atPath: Self.plantedPath(in: directory, .root), toPath: foreign)
         // A live run's: locked through a descriptor of its own, as its process would hold it.
-        let descriptor = open(Self.plantedPath(in: directory, .root), O_RDONLY)
-        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let descriptor = open(Self.plantedPath(in: directory, .root), O_RDONLY | O_CLOEXEC)
+        try #require(descriptor >= 0)
         defer { close(descriptor) }
+        // Waited for, not tried: a child another test forks while the planting writer held the
+        // file keeps that writer's lock until the child's exec closes it (O_CLOEXEC), and under
+        // load that took long enough for a non-blocking try to fail.
+        let locked = try await onOwnThread { flock(descriptor, LOCK_EX) == 0 }
+        #expect(locked)
         try await withTestClient(directory: directory, adjust: Self.withLog) { client in
             client.client.track("live")
             let events = try await client.flushedEvents()
