@@ -96,7 +96,18 @@ if mode == "on-cue" {
     client.track(argument(2))
     _ = client.blockMainThreadUntilJournaled(atLeast: 1, timeout: .seconds(30))
     FileHandle.standardOutput.write(Data("ready\n".utf8))
-    if readLine() == "crash" { abort() }
+    var journaled = 1
+    while let line = readLine() {
+        if line == "crash" { abort() }
+        // "rotate <key>": the key rotated at run time; answered once the outbox has applied it
+        // (an event tracked after it is journaled).
+        guard line.hasPrefix("rotate ") else { break }
+        client.rotateIngestKey(to: String(line.dropFirst("rotate ".count)))
+        client.track("after_rotation")
+        journaled += 1
+        _ = client.blockMainThreadUntilJournaled(atLeast: journaled, timeout: .seconds(30))
+        FileHandle.standardOutput.write(Data("rotated\n".utf8))
+    }
     exit(0)
 }
 

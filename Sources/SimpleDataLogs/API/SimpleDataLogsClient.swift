@@ -20,6 +20,9 @@ public final class SimpleDataLogsClient: Sendable {
     let faults: FaultInjection
     /// The offline switch, made with the client so that it can be set before `configure`.
     let sending = SendingSwitch()
+    /// This run's crash record, once this client installed the recorder (after the pipeline
+    /// starts): the outbox renames it when the key rotates, as it does the intake log.
+    let crashRecordPath = Locked<String?>(nil)
     private let logSink: any LogSink
     private let environment: [String: String]
     /// What kind of process this is: it decides whether `configure` attaches the app lifecycle
@@ -176,7 +179,7 @@ public final class SimpleDataLogsClient: Sendable {
                 ),
                 middleware: configuration.middleware, usesInstallID: configuration.usesInstallID,
                 automaticContext: configuration.automaticContext,
-                intakeLog: intakeLog,
+                intakeLog: intakeLog, crashRecordPath: crashRecordPath,
                 receipts: receiptSettings(for: configuration),
                 tuning: inPreview ? XcodePreviewRule.tuning(from: tuning) : tuning, faults: faults
             )

@@ -48,6 +48,11 @@ package enum CrashRecordFiles {
         parts(ofName: name)?.id
     }
 
+    /// The name of the record file `id` for `owner` (untagged for none).
+    static func name(id: UUID, owner: AreaOwner?) -> String {
+        prefix + id.uuidString.lowercased() + (owner.map { "-" + $0.tag } ?? "") + suffix
+    }
+
     /// The id and the owner's tag (nil for an untagged record) a record file's name carries.
     static func parts(ofName name: String) -> (id: UUID, tag: String?)? {
         RunFiles.parts(ofName: name, prefix: prefix, suffix: suffix)
@@ -74,7 +79,7 @@ package enum CrashRecordFiles {
         var lastError = FileSystemError(code: EAGAIN, operation: "flock", path: folder)
         for _ in 0..<3 {
             let id = UniqueID.random()
-            let path = folder + "/" + prefix + id.uuidString.lowercased() + (owner.map { "-" + $0.tag } ?? "") + suffix
+            let path = folder + "/" + name(id: id, owner: owner)
             let descriptor = try fileSystem.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
             if fileSystem.tryLock(descriptor), RunFiles.stillNames(descriptor, path) {
                 return CrashRecordFile(path: path, descriptor: descriptor, eventID: id, fileSystem: fileSystem)

@@ -55,6 +55,8 @@ extension SimpleDataLogsClient {
             logger.debug("Crash capture is already installed by another client in this process; that client records crashes.")
             return
         }
+        // For the outbox to rename with a rotated key.
+        crashRecordPath.withLock { $0 = file.path }
         #if canImport(ObjectiveC) && canImport(Darwin)
         UncaughtExceptionRecorder.install()
         #endif

@@ -71,7 +71,7 @@ final class Pipeline: Sendable {
         clock: any Clock<Duration>, wallClock: any WallClock, policy: SealPolicy, caps: OutboxCaps = OutboxCaps(),
         uploader settings: UploaderSettings, autocapture: AutocaptureSettings, middleware: [EventMiddleware] = [],
         usesInstallID: Bool = false, automaticContext: AutomaticContext = [], intakeLog: IntakeLogFile? = nil,
-        receipts: ReceiptSettings = .off, tuning: ClientTuning, faults: FaultInjection
+        crashRecordPath: Locked<String?> = Locked(nil), receipts: ReceiptSettings = .off, tuning: ClientTuning, faults: FaultInjection
     ) {
         self.intake = intake
         // `configure` made this run's intake log: what the intake held before it goes into it
@@ -131,7 +131,7 @@ final class Pipeline: Sendable {
             policy: tuning.sealPolicy ?? policy, caps: tuning.caps ?? caps,
             autocapture: autocapture, input: toOutbox, sealer: sealerChannel,
             owner: settings.owner, formerOwners: settings.formerOwners, middleware: chain, reports: reports, intakeLogPath: intakeLogPath,
-            receipts: receipts, executor: outboxExecutor
+            crashRecordPath: crashRecordPath, receipts: receipts, executor: outboxExecutor
         )
         self.identity = identity
         self.sessions = sessions

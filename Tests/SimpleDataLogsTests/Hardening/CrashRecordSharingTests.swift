@@ -71,6 +71,42 @@ struct CrashRecordSharingTests {
         ingest.stop()
     }
 
+    @Test("a key rotated at run time renames the live crash record: the crash after it is sent by a launch with the new key alone, and the old key's launch leaves it", .tags(.processes, .sockets))
+    func rotatedKeyCarriesTheCrash() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        let newKey = "sdl_pub_rotated0000000000"
+        let port = try closedLoopbackPort()
+        let endpoint = URL(string: "http://127.0.0.1:\(port)")!
+        let environment = Self.childEnvironment.merging(["SDL_TEST_ENDPOINT": endpoint.absoluteString]) { $1 }
+        let ending = try await onOwnThread {
+            let child = try ChildProcess("OutboxCrashChild", ["on-cue", path, "before_rotation"], environment: environment)
+            _ = child.readLine { $0 == "ready" }
+            child.send("rotate \(newKey)")
+            _ = child.readLine { $0 == "rotated" }
+            child.send("crash")
+            return child.wait()
+        }
+        #expect(ending.reason == .uncaughtSignal && ending.status == SIGABRT)
+        let eventsURL = endpoint.appending(path: "v1/events")
+        let tags = Self.recordFiles(in: directory).compactMap { CrashRecordFiles.parts(ofName: $0)?.tag }
+        #expect(tags == [AreaOwner(ingestKey: newKey, eventsURL: eventsURL).tag], "the record is the new key's")
+
+        let ingest = try LocalIngest(configuration: LocalIngest.Configuration(port: port))
+        defer { ingest.stop() }
+        // The replaced key's launch: neither the crash nor the events are its own now.
+        let withOldKey = TestClient(directory: directory, endpoint: ingest.endpoint)
+        await withOldKey.client.flush()
+        await shutDown(withOldKey.client)
+        #expect(ingest.receivedEvents.isEmpty)
+        _ = await withTestClient(key: newKey, directory: directory, endpoint: ingest.endpoint) { relaunched in
+            await relaunched.client.flush()
+            #expect(ingest.receivedEvents.filter { $0.name == "app_crashed" }.count == 1, "the crash after the rotation, with the new key")
+            #expect(Set(ingest.receivedEvents.map(\.name)).isSuperset(of: ["before_rotation", "after_rotation"]))
+            #expect(Self.recordFiles(in: directory).isEmpty, "sent, then deleted")
+        }
+    }
+
     @Test("a record stays on disk, locked, until its app_crashed is journaled; then it is deleted, and the event carries the record's id", .tags(.sockets))
     func deletedOnlyOnceJournaled() async throws {
         let directory = TemporaryDirectory()

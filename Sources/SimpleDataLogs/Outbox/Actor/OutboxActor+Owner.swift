@@ -81,7 +81,25 @@ extension OutboxActor {
         owner = next
         if let area { recordOwner(in: area) }
         retagIntakeLog(for: next)
+        retagCrashRecord(for: next)
         uploaderInput?.push(.keyRotated(rotation.key))
+    }
+
+    /// Renames this run's crash record for the new key: a crash from now on goes with
+    /// everything else unsent, so a launch with the new key sends it (before, only one that
+    /// listed the replaced key in previousIngestKeys did). The recorder writes through the open
+    /// descriptor, which follows the file; the lock follows it too.
+    private func retagCrashRecord(for next: AreaOwner) {
+        // Only the outbox changes the path once it is set, in rotation order.
+        guard let path = crashRecordPath.withLock({ $0 }), let slash = path.lastIndex(of: "/"),
+              let (id, _) = CrashRecordFiles.parts(ofName: String(path[path.index(after: slash)...])) else { return }
+        let renamed = path[..<slash] + "/" + CrashRecordFiles.name(id: id, owner: next)
+        do {
+            try fileSystem.rename(path, to: renamed)
+            crashRecordPath.withLock { $0 = renamed }
+        } catch {
+            logger.warning("This run's crash record \(path) could not be renamed for the new key (\(error)): a crash would be sent only by a launch that lists the replaced key in previousIngestKeys.")
+        }
     }
 
     /// Renames this run's intake log for the new key, as everything not yet delivered now goes

@@ -83,6 +83,9 @@ actor OutboxActor {
     // The intake log (issue 25; OutboxActor+IntakeLog.swift).
     /// This run's log, which `configure` made (the intake holds the file itself); nil without.
     var intakeLogPath: String?
+    /// This run's crash record, set by `configure` once the recorder is installed (shared with
+    /// the client); renamed for a rotated key (``rotateOwner(to:)``).
+    let crashRecordPath: Locked<String?>
     /// The newest log record the stages have handled (``PipelineItem/logPosition(_:)``).
     var intakeLogPosition: UInt64 = 0
     /// The last record of the replay written into this run's log.
@@ -116,8 +119,9 @@ actor OutboxActor {
         policy: SealPolicy, caps: OutboxCaps = OutboxCaps(), autocapture: AutocaptureSettings = AutocaptureSettings(),
         input: HandOffQueue<OutboxInput>, sealer: SealerChannel, owner: AreaOwner? = nil, formerOwners: [AreaOwner] = [],
         middleware: MiddlewareChain = MiddlewareChain(steps: []), reports: DeliveryReportHub? = nil, intakeLogPath: String? = nil,
-        receipts: ReceiptSettings = .off, executor: ThreadExecutor
+        crashRecordPath: Locked<String?> = Locked(nil), receipts: ReceiptSettings = .off, executor: ThreadExecutor
     ) {
+        self.crashRecordPath = crashRecordPath
         self.receipts = receipts
         receiptCrashPoint = faults.receiptCrashPoint
         keeping = ReceiptKeeping(ledger: ReceiptLedger(id: UniqueID.random(), now: receipts.wallClock.nowMilliseconds))
