@@ -34,10 +34,12 @@ struct RedirectTests {
         let edge = try LocalIngest()
         let folder = TemporaryDirectory("sdl-send")
         defer { elsewhere.stop(); edge.stop(); folder.remove() }
-        // An edge that keeps redirecting (more answers than sdl send makes tries).
+        // An edge that keeps redirecting (more answers than sdl send makes tries). The timeout
+        // is only a bound: sdl send ends after its tries, in milliseconds; 3 s once ran out in a
+        // loaded full run before the first answer came.
         edge.script(Array(repeating: .redirect(307, to: elsewhere.endpoint.absoluteString + "/v1/events"), count: 10))
         let (status, console) = await sdl(
-            "send", "deploy_finished", "--endpoint", edge.endpoint.absoluteString, "--key", Self.key, "--storage", folder.path, "--timeout", "3"
+            "send", "deploy_finished", "--endpoint", edge.endpoint.absoluteString, "--key", Self.key, "--storage", folder.path, "--timeout", "30"
         )
         #expect(status == 75, "\(console.errors)")
         #expect(console.errors.contains("307"))
