@@ -230,6 +230,14 @@ struct IntakeLogHostileTests {
             #expect(Self.rootLogs(in: directory).isEmpty, "no 4 MiB file left behind")
             #expect(try JournalReader.events(inOutbox: directory.path).count == 5, "the events are in the journal")
         }
+        // A run that tracks nothing, and never flushes: its log goes too.
+        let idle = TemporaryDirectory()
+        await withTestClient(directory: idle) { test in
+            // No flush: a barrier would release the checkpoint with it.
+            #expect(Self.rootLogs(in: idle).count == 1)
+            await shutDown(test.client)
+            #expect(Self.rootLogs(in: idle).isEmpty, "a run that tracked nothing leaves no log")
+        }
         let fileSystem = FaultInjectingFileSystem()
         let full = TemporaryDirectory()
         try await withTestClient(faults: fileSystem.injection, directory: full) { test throws in
