@@ -118,6 +118,42 @@ struct IntakeLogHostileTests {
         }
     }
 
+    @Test("a kill after the sealer renamed a journal into a batch file but before the log was released: the replayed copies of that batch's events are dropped, each event is on disk once")
+    func replayedCopiesOfASealedBatch() async throws {
+        let directory = TemporaryDirectory()
+        let ids = (0..<3).map { _ in UUID() }
+        // The ended run's log: the three events after its mark. In a scope of its own: the
+        // file's lock goes with its last reference.
+        do {
+            try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+            var failure: String?
+            let file = try #require(IntakeLogFile.create(at: Self.plantedPath(in: directory, .root), slotCount: 256, firstSequence: 1, failure: &failure))
+            var writer = IntakeLogWriter(file: file, slotCount: 256)
+            var written = writer.start()
+            for (seq, id) in ids.enumerated() {
+                written = writer.append(.event(.live(name: "planted", id: id, timestamp: 1_700_000_000_000, properties: ["seq": .int(Int64(seq))]))) && written
+            }
+            #expect(written)
+            writer.close()
+        }
+        // The same three, sealed into a batch file by the sealer before the kill.
+        let payloads = ids.enumerated().map { seq, id in
+            Array(#"{"event":"planted","event_id":"\#(EventEncoder.lowercaseString(id))","ts":1700000000000,"props":{"seq":\#(seq)}}"#.utf8)
+        }
+        let batch = SealedBatch(id: UUID(), sequence: 1, path: "r", payloads: payloads)
+        let batches = OutboxLayout(root: directory.path).area("a0").batchesFolder
+        try FileManager.default.createDirectory(atPath: batches, withIntermediateDirectories: true)
+        try Data(BatchFile.encode(batch)).write(to: URL(fileURLWithPath: batches + "/" + batch.fileName))
+
+        try await withTestClient(directory: directory, adjust: Self.withLog) { client in
+            let planted = try await client.flushedEvents().filter { $0.name == "planted" }
+            #expect(try planted.map { try $0.requiredInt("seq") }.sorted() == [0, 1, 2], "each once, not the batch's and the replay's")
+            let counters = client.client.counters
+            #expect(counters.recovered == 3 && counters.isBalanced, "\(counters)")
+            #expect(client.client.replayedFromIntakeLog == 3, "the log was replayed")
+        }
+    }
+
     @Test("a log another process holds (its lock is taken) is neither read nor deleted; another destination's log is left alone; both are there after the run")
     func liveAndForeignLogs() async throws {
         let directory = TemporaryDirectory()

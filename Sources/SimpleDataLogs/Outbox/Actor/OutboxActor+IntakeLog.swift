@@ -54,6 +54,7 @@ extension OutboxActor {
         if let through { replayThrough = through }
         let events = replays.reduce(0) { $0 + $1.events }
         replayPending = events > 0
+        replayedEvents = events
         counters.update { $0.recovered += events }
         if events > 0 {
             logger.info("Replaying \(events) event(s) an earlier run had tracked but not yet written (the intake log).")

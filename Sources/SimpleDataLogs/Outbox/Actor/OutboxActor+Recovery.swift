@@ -254,6 +254,13 @@ extension OutboxActor {
     /// files reached relative to it (``OpenedFolder``): a walk from the root per file was most of
     /// launch's time with 100,000 files.
     private func takeStock(of area: AreaLayout, in layout: OutboxLayout) {
+        // A kill after the sealer renamed a journal into a batch file but before the log was
+        // released replays that batch's events too: their ids are kept, to drop the copies as
+        // journals' are. Only the newest files' (as many events as were replayed), so memory
+        // stays bounded by the replay; copies beyond that reach the edge, which drops them by
+        // event id (several dead processes' batches interleaved, for one).
+        var newestIDs = NewestIDs(limit: replayPending ? replayedEvents : 0)
+        defer { replayedJournalIDs.formUnion(newestIDs.ids) }
         for (folderPath, isSetAside) in [(area.batchesFolder, false), (area.setAsideFolder, true)] {
             guard let folder = try? fileSystem.openFolder(at: folderPath) else { continue }
             defer { fileSystem.closeFolder(folder) }
@@ -292,6 +299,7 @@ extension OutboxActor {
                     continue
                 }
                 let batch = StoredBatch(id: id, sequence: parts.sequence, path: parts.path, eventCount: contents.payloads.count, byteCount: bytes.count)
+                if !isSetAside { newestIDs.add(contents.payloads.compactMap(Self.eventID(inPayload:))) }
                 if isSetAside {
                     queue.insertSetAside(batch)
                 } else {
@@ -300,6 +308,32 @@ extension OutboxActor {
             }
             resealForeign(foreign, among: names, in: folder)
         }
+    }
+
+    /// The event ids of the newest batch files read, oldest file first: at least `limit` of
+    /// them once that many were added, and at most `limit` plus one file's.
+    private struct NewestIDs {
+        let limit: Int
+        private var files: [[UUID]] = []
+        /// The oldest file still kept (the ones before it are emptied, not removed: O(1)).
+        private var first = 0
+        private var count = 0
+
+        init(limit: Int) { self.limit = limit }
+
+        /// A newer file's ids; the oldest files go while the rest still hold `limit`.
+        mutating func add(_ ids: [UUID]) {
+            guard limit > 0 else { return }
+            files.append(ids)
+            count += ids.count
+            while first < files.count - 1, count - files[first].count >= limit {
+                count -= files[first].count
+                files[first] = []
+                first += 1
+            }
+        }
+
+        var ids: [UUID] { files[first...].flatMap { $0 } }
     }
 
     /// Moves a file that cannot be read into the quarantine folder; never deletes it.

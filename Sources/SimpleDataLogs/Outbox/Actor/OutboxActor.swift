@@ -90,10 +90,13 @@ actor OutboxActor {
     var intakeLogPosition: UInt64 = 0
     /// The last record of the replay written into this run's log.
     var replayThrough: UInt64 = 0
-    /// The ids of the events in the journals recovered at launch: replayed copies are dropped.
+    /// The ids of the events in the journals recovered at launch, and in the newest batch files
+    /// (``replayedEvents`` of them): replayed copies are dropped.
     var replayedJournalIDs: Set<UUID> = []
     /// Launch queued replayed events (until then the ids above are kept).
     var replayPending = false
+    /// How many events launch replayed from intake logs (0: none).
+    var replayedEvents = 0
     /// An opt-out was handled: the log's released events are zeroed at the next release.
     var wipesIntakeLog = false
     /// The logs of the areas adopted at launch, replayed after this area's.
