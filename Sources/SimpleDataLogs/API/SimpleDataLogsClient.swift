@@ -20,8 +20,7 @@ public final class SimpleDataLogsClient: Sendable {
     let faults: FaultInjection
     /// The offline switch, made with the client so that it can be set before `configure`.
     let sending = SendingSwitch()
-    /// This run's crash record, once this client installed the recorder (after the pipeline
-    /// starts): the outbox renames it when the key rotates, as it does the intake log.
+    /// This run's crash record, once this client installs the recorder; renamed with a rotated key.
     let crashRecordPath = Locked<String?>(nil)
     private let logSink: any LogSink
     private let environment: [String: String]
