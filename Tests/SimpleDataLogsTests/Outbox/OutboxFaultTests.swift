@@ -107,13 +107,15 @@ struct OutboxFaultTests {
         // Each cap is more than ten batches wide: one batch evicted never takes the outbox under
         // 90 % of it, so an episode cannot end while the stream goes on, however the events are
         // chunked (with a cap of four batches, evicting one could end it, and a second line came
-        // under ThreadSanitizer's timing).
+        // under ThreadSanitizer's timing). The bytes cap is about twenty-five batches wide: at
+        // 60,000 bytes (ten batches and a few bytes over) the usage once fell under 90 % in a
+        // loaded CI run between two evictions, and a second line came.
         switch kind {
         case "events": tuning.caps = OutboxCaps(maxEvents: 600, maxBytes: 10_000_000, maxFiles: 500)
-        case "bytes": tuning.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 60_000, maxFiles: 500)
+        case "bytes": tuning.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 150_000, maxFiles: 500)
         default: tuning.caps = OutboxCaps(maxEvents: 10_000, maxBytes: 10_000_000, maxFiles: 3)
         }
-        let total = 1_500
+        let total = kind == "bytes" ? 3_000 : 1_500
         try await withTestClient(tuning: tuning) { test in
             for seq in 0..<total { test.client.track("e", properties: ["seq": .int(Int64(seq))]) }
             await test.drain()
