@@ -50,7 +50,7 @@ package enum CrashRecordFiles {
 
     /// The name of the record file `id` for `owner` (untagged for none).
     static func name(id: UUID, owner: AreaOwner?) -> String {
-        prefix + id.uuidString.lowercased() + (owner.map { "-" + $0.tag } ?? "") + suffix
+        RunFiles.name(id: id, owner: owner, prefix: prefix, suffix: suffix)
     }
 
     /// The id and the owner's tag (nil for an untagged record) a record file's name carries.

@@ -33,7 +33,7 @@ package enum IntakeLogFiles {
 
     /// The name of a log for `id` and `owner`'s destination.
     static func name(id: UUID, owner: AreaOwner?) -> String {
-        prefix + id.uuidString.lowercased() + (owner.map { "-" + $0.tag } ?? "") + suffix
+        RunFiles.name(id: id, owner: owner, prefix: prefix, suffix: suffix)
     }
 
     /// Whether a client sending for `owners` (its own destination first, then those of the keys

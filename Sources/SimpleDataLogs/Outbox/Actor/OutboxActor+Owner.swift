@@ -91,29 +91,31 @@ extension OutboxActor {
     /// descriptor, which follows the file; the lock follows it too.
     private func retagCrashRecord(for next: AreaOwner) {
         // Only the outbox changes the path once it is set, in rotation order.
-        guard let path = crashRecordPath.withLock({ $0 }), let slash = path.lastIndex(of: "/"),
-              let (id, _) = CrashRecordFiles.parts(ofName: String(path[path.index(after: slash)...])) else { return }
-        let renamed = path[..<slash] + "/" + CrashRecordFiles.name(id: id, owner: next)
-        do {
-            try fileSystem.rename(path, to: renamed)
-            crashRecordPath.withLock { $0 = renamed }
-        } catch {
-            logger.warning("This run's crash record \(path) could not be renamed for the new key (\(error)): a crash would be sent only by a launch that lists the replaced key in previousIngestKeys.")
-        }
+        guard let path = crashRecordPath.withLock({ $0 }),
+              let renamed = retag(path, prefix: CrashRecordFiles.prefix, suffix: CrashRecordFiles.suffix, for: next, what: "This run's crash record", otherwise: "a crash would be sent only by") else { return }
+        crashRecordPath.withLock { $0 = renamed }
     }
 
     /// Renames this run's intake log for the new key, as everything not yet delivered now goes
     /// with it: a launch with the new key replays it after a kill, and one with only the old
     /// key leaves it (``IntakeLogFiles``). The mapping and its lock follow the file.
     private func retagIntakeLog(for next: AreaOwner) {
-        guard let path = intakeLogPath, let slash = path.lastIndex(of: "/"),
-              let (id, _) = IntakeLogFiles.parts(ofName: String(path[path.index(after: slash)...])) else { return }
-        let renamed = path[..<slash] + "/" + IntakeLogFiles.name(id: id, owner: next)
+        guard let path = intakeLogPath,
+              let renamed = retag(path, prefix: IntakeLogFiles.prefix, suffix: IntakeLogFiles.suffix, for: next, what: "The intake log", otherwise: "after a kill, it is replayed only by") else { return }
+        intakeLogPath = renamed
+    }
+
+    /// Renames the run file at `path` for `next`'s destination (``RunFiles/retagged(_:for:prefix:suffix:)``).
+    /// - Returns: The new path; nil when `path` is no such run file or the rename failed (one
+    ///   warning line: the file stays the replaced key's).
+    private func retag(_ path: String, prefix: String, suffix: String, for next: AreaOwner, what: String, otherwise: String) -> String? {
+        guard let renamed = RunFiles.retagged(path, for: next, prefix: prefix, suffix: suffix) else { return nil }
         do {
             try fileSystem.rename(path, to: renamed)
-            intakeLogPath = renamed
+            return renamed
         } catch {
-            logger.warning("The intake log \(path) could not be renamed for the new key (\(error)): after a kill, only a launch that lists the replaced key in previousIngestKeys replays it.")
+            logger.warning("\(what) \(path) could not be renamed for the new key (\(error)): \(otherwise) a launch that lists the replaced key in previousIngestKeys.")
+            return nil
         }
     }
 }

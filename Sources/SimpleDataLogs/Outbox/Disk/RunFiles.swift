@@ -25,6 +25,21 @@ package enum RunFiles {
         return (id, tag)
     }
 
+    /// The name of the run file `id` for `owner`'s destination (untagged for none).
+    static func name(id: UUID, owner: AreaOwner?, prefix: String, suffix: String) -> String {
+        prefix + id.uuidString.lowercased() + (owner.map { "-" + $0.tag } ?? "") + suffix
+    }
+
+    /// Where the run file at `path` goes when its run's data goes to `owner` (a rotated key):
+    /// the same folder and id, `owner`'s tag. Nil when `path` names no run file of this kind.
+    static func retagged(_ path: String, for owner: AreaOwner, prefix: String, suffix: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let fileName = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard let (id, _) = parts(ofName: fileName, prefix: prefix, suffix: suffix) else { return nil }
+        return folder + name(id: id, owner: owner, prefix: prefix, suffix: suffix)
+    }
+
     /// Whether `path` still names the file open as `descriptor`: false once another launch took
     /// and deleted (or replaced) it between its opening and its lock.
     static func stillNames(_ descriptor: Int32, _ path: String) -> Bool {
